@@ -1,0 +1,492 @@
+"""Battle state: board, terrain and creatures, built from and written back to a spec.
+
+State is plain records (``Creature``, ``Attack``) plus a terrain array and an occupancy
+index, so the engine can update it in place and a batched engine can mirror it.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping
+
+import numpy as np
+from pydantic import ValidationError
+
+from facing_env import geometry
+from facing_env.errors import RulesQueryError, ScenarioError
+from facing_env.geometry import AreaTable, Shape
+from facing_env.spec import AttackSpec, BattleSpec, CreatureSpec
+from facing_env.tables import RULESETS, SIZES, TERRAIN_CHARS, TERRAIN_NAMES, RulesetRow
+from facing_env.types import Area, GridKind, Pos, Ruleset, Size, Terrain
+
+
+@dataclass(frozen=True, slots=True)
+class Attack:
+    """One attack with its reach resolved to feet."""
+
+    name: str
+    bonus: int
+    damage: str
+    reach: int
+    kind: str  # "melee" | "ranged"
+    range: int
+    zones: tuple[Area, ...]  # areas the attack reaches without penalty (UA-MON-01, -02)
+    threat_range: int
+    crit_multiplier: int
+    touch: bool
+
+    @property
+    def ranged(self) -> bool:
+        """True for ranged attacks."""
+        return self.kind == "ranged"
+
+
+@dataclass(frozen=True, slots=True)
+class Shield:
+    """A shield on the left or right arm and its AC bonus (UA-SHLD-02)."""
+
+    side: str
+    bonus: int
+
+
+@dataclass(slots=True)
+class Creature:
+    """One combatant. Mutable fields: ``pos``, ``facing``, ``hp``, ``flat_footed``."""
+
+    id: str
+    team: str
+    size: Size
+    pos: Pos
+    facing: int
+    hp: int
+    max_hp: int
+    ac: int
+    speed: int
+    dex: int
+    base_attack_bonus: int
+    attacks: tuple[Attack, ...]
+    feats: frozenset[str]
+    sneak_attack: str | None
+    rogue_level: int
+    improved_uncanny_dodge: int | None
+    uncanny_dodge: bool
+    immune_to_sneak_attack: bool
+    flat_footed: bool
+    all_around_vision: bool
+    threatens: bool
+    armor: str
+    improved_chieftain: bool
+    pack_fighter_bonus: int
+    faceless: bool
+    shield: Shield | None
+    spells: tuple[str, ...]
+    reach: int
+    shape: Shape
+    facing_given: bool = True
+
+    @property
+    def has_facing(self) -> bool:
+        """False for faceless creatures and Tiny or smaller ones (UA-FCL-01, UA-FCL-02)."""
+        return SIZES[self.size].has_facing and not self.faceless
+
+    @property
+    def alive(self) -> bool:
+        """Creatures die at 0 hit points or below."""
+        return self.hp > 0
+
+    @property
+    def dex_modifier(self) -> int:
+        """Dexterity modifier from the score."""
+        return (self.dex - 10) // 2
+
+    def has_feat(self, feat: str) -> bool:
+        """Whether the creature has a feat, by its name in ``tables.FEATS``."""
+        return feat in self.feats
+
+    def attack(self, name: str | None) -> Attack:
+        """The named attack, or the first one when ``name`` is None."""
+        if name is None:
+            return self.attacks[0]
+        for a in self.attacks:
+            if a.name == name:
+                return a
+        names = ", ".join(a.name for a in self.attacks)
+        raise RulesQueryError(f"creature {self.id!r} has no attack {name!r} (has: {names})")
+
+
+@dataclass
+class Battle:
+    """The state of a battle. Build it with :meth:`from_spec`."""
+
+    ruleset: Ruleset
+    kind: GridKind
+    width: int
+    height: int
+    diagonal_rule: str
+    terrain: np.ndarray  # int8 [row, col] of Terrain values
+    creatures: dict[str, Creature]
+    _occupancy: dict[Pos, list[str]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.rebuild_occupancy()
+
+    # -- lookups ---------------------------------------------------------------------------
+
+    @property
+    def rules(self) -> RulesetRow:
+        """The options of this battle's rule set."""
+        return RULESETS[self.ruleset]
+
+    def creature(self, creature_id: str | Creature) -> Creature:
+        """The creature with this id; a clear error names unknown ids."""
+        if isinstance(creature_id, Creature):
+            return creature_id
+        try:
+            return self.creatures[creature_id]
+        except (KeyError, TypeError):
+            known = ", ".join(self.creatures)
+            raise RulesQueryError(f"no creature {creature_id!r} (creatures: {known})") from None
+
+    def living(self) -> Iterator[Creature]:
+        """Creatures with hit points above 0, in spec order."""
+        return (c for c in self.creatures.values() if c.hp > 0)
+
+    def column(self, pos: Pos) -> tuple[int, int]:
+        """Array ``(row, col)`` of a cell (hex grids use an odd-r rectangular layout)."""
+        if self.kind is GridKind.SQUARE:
+            return pos[1], pos[0]
+        return pos[1], pos[0] + (pos[1] >> 1)
+
+    def cell_at(self, row: int, col: int) -> Pos:
+        """The cell stored at an array ``(row, col)``."""
+        if self.kind is GridKind.SQUARE:
+            return (col, row)
+        return (col - (row >> 1), row)
+
+    def in_bounds(self, pos: Pos) -> bool:
+        """Whether a cell is on the board."""
+        row, col = self.column(pos)
+        return 0 <= row < self.height and 0 <= col < self.width
+
+    def terrain_at(self, pos: Pos) -> Terrain:
+        """Terrain of a cell; cells off the board count as blocked."""
+        if not self.in_bounds(pos):
+            return Terrain.BLOCKED
+        row, col = self.column(pos)
+        return Terrain(int(self.terrain[row, col]))
+
+    def cells_of(self, creature: str | Creature, pos: Pos | None = None) -> tuple[Pos, ...]:
+        """Cells a creature covers (at ``pos`` if given)."""
+        c = self.creature(creature)
+        return c.shape.cells(c.pos if pos is None else pos)
+
+    def occupants(self, pos: Pos) -> list[str]:
+        """Ids of living creatures whose space includes the cell."""
+        return self._occupancy.get(pos, [])
+
+    def table(self, creature: str | Creature) -> AreaTable | None:
+        """The creature's area table, or None when it has no facing."""
+        c = self.creature(creature)
+        if not (self.rules.has_facing and c.has_facing):
+            return None
+        return geometry.area_table(self.kind, self.ruleset, c.shape, c.facing)
+
+    def facing_name(self, creature: str | Creature) -> str:
+        """Name of a creature's facing, e.g. ``"NE"``."""
+        return geometry.facing_names(self.kind)[self.creature(creature).facing]
+
+    def distance(self, a: Pos, b: Pos) -> int:
+        """Cells between two cells under this battle's diagonal rule."""
+        return geometry.cell_distance(self.kind, a, b, self.diagonal_rule)
+
+    def cells_distance(self, a: tuple[Pos, ...], b: tuple[Pos, ...]) -> int:
+        """Smallest distance between two sets of cells."""
+        return geometry.cells_distance(self.kind, a, b, self.diagonal_rule)
+
+    # -- mutation --------------------------------------------------------------------------
+
+    def rebuild_occupancy(self) -> None:
+        """Recompute the cell -> creatures index from scratch."""
+        occ: dict[Pos, list[str]] = {}
+        for c in self.creatures.values():
+            if c.hp > 0:
+                for cell in c.shape.cells(c.pos):
+                    occ.setdefault(cell, []).append(c.id)
+        self._occupancy = occ
+
+    def place(self, creature: str | Creature, pos: Pos, facing: int | None = None) -> None:
+        """Move a creature to ``pos`` (and turn it), keeping the occupancy index."""
+        c = self.creature(creature)
+        if c.hp > 0:
+            for cell in c.shape.cells(c.pos):
+                self._occupancy[cell].remove(c.id)
+            for cell in c.shape.cells(pos):
+                self._occupancy.setdefault(cell, []).append(c.id)
+        c.pos = pos
+        if facing is not None:
+            c.facing = facing
+
+    def remove_dead(self, creature: str | Creature) -> None:
+        """Drop a creature from the occupancy index once its hit points reach 0."""
+        c = self.creature(creature)
+        for cell in c.shape.cells(c.pos):
+            if c.id in self._occupancy.get(cell, []):
+                self._occupancy[cell].remove(c.id)
+
+    def copy(self) -> Battle:
+        """An independent copy (for search and tests; the engine never copies per step)."""
+        return copy.deepcopy(self)
+
+    # -- spec ------------------------------------------------------------------------------
+
+    @classmethod
+    def from_spec(cls, spec: Mapping[str, Any], *, file: str | None = None) -> Battle:
+        """Build a battle from a spec dict (DESIGN.md section 4); raise ScenarioError."""
+        if not isinstance(spec, Mapping):
+            raise ScenarioError(f"a battle spec must be a mapping, got {type(spec).__name__}",
+                                file=file)
+        try:
+            parsed = BattleSpec.model_validate(dict(spec))
+        except ValidationError as exc:
+            raise _scenario_error(exc, spec, file) from None
+        try:
+            return _build(parsed, explicit_grid="grid" in spec)
+        except ScenarioError as exc:
+            raise exc.with_file(file) if file else exc from None
+
+    def to_spec(self) -> dict[str, Any]:
+        """The spec of the current state; ``Battle.from_spec(b.to_spec())`` round-trips."""
+        terrain = [
+            {"pos": list(self.cell_at(r, col)), "kind": Terrain(int(v)).name.lower()}
+            for (r, col), v in np.ndenumerate(self.terrain)
+            if v != Terrain.OPEN
+        ]
+        return {
+            "ruleset": self.ruleset.value,
+            "grid": {"kind": self.kind.value, "width": self.width, "height": self.height},
+            "diagonal": self.diagonal_rule,
+            "terrain": terrain,
+            "creatures": [_creature_spec(self, c) for c in self.creatures.values()],
+        }
+
+
+# -- building -------------------------------------------------------------------------------
+
+
+def _scenario_error(exc: ValidationError, raw: Mapping[str, Any], file: str | None) -> ScenarioError:
+    err = exc.errors()[0]
+    loc = list(err["loc"])
+    creature = None
+    if len(loc) >= 2 and loc[0] == "creatures" and isinstance(loc[1], int):
+        raw_creatures = raw.get("creatures") or []
+        entry = raw_creatures[loc[1]] if loc[1] < len(raw_creatures) else None
+        creature = str(entry.get("id", f"#{loc[1]}")) if isinstance(entry, Mapping) else f"#{loc[1]}"
+        loc = loc[2:]
+    field_name = ".".join(str(p) for p in loc) or None
+    msg = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        msg = "unknown field"
+    elif err["type"] == "missing":
+        msg = "required field is missing"
+    if "input" in err and err["type"] not in ("missing",) and not isinstance(err["input"], dict):
+        msg += f" (got {err['input']!r})"
+    more = len(exc.errors()) - 1
+    if more:
+        msg += f" (and {more} more error{'s' if more > 1 else ''})"
+    return ScenarioError(msg, file=file, creature=creature, field=field_name)
+
+
+def _build(spec: BattleSpec, *, explicit_grid: bool) -> Battle:
+    ruleset = Ruleset(spec.ruleset)
+    kind = GridKind(spec.grid.kind)
+    width, height = spec.grid.width, spec.grid.height
+    rows: list[str] | None = None
+    if spec.map is not None:
+        rows = [line.strip() for line in spec.map.strip("\n").splitlines() if line.strip()]
+        if not rows:
+            raise ScenarioError("the map is empty", field="map")
+        if not explicit_grid:
+            width, height = max(len(r) for r in rows), len(rows)
+    terrain = np.zeros((height, width), dtype=np.int8)
+    if rows is not None:
+        if len(rows) != height or any(len(r) != width for r in rows):
+            raise ScenarioError(
+                f"map is {max(len(r) for r in rows)}x{len(rows)} but the grid is {width}x{height}",
+                field="map",
+            )
+        for r, line in enumerate(rows):
+            for col, ch in enumerate(line):
+                if ch not in TERRAIN_CHARS:
+                    legend = " ".join(TERRAIN_CHARS)
+                    raise ScenarioError(
+                        f"unknown map character {ch!r} at row {r}, column {col} (legend: {legend})",
+                        field="map",
+                    )
+                terrain[r, col] = TERRAIN_CHARS[ch]
+    battle = Battle(ruleset, kind, width, height,
+                    spec.diagonal or RULESETS[ruleset].diagonal_rule, terrain, {})
+    for i, t in enumerate(spec.terrain):
+        pos = (t.pos[0], t.pos[1])
+        if not battle.in_bounds(pos):
+            raise ScenarioError(f"position {list(pos)} is off the {width}x{height} board",
+                                field=f"terrain.{i}.pos")
+        battle.terrain[battle.column(pos)] = TERRAIN_NAMES[t.kind]
+    for cs in spec.creatures:
+        if cs.id in battle.creatures:
+            raise ScenarioError("duplicate id", creature=cs.id, field="id")
+        battle.creatures[cs.id] = _creature(battle, cs)
+    _check_placement(battle)
+    battle.rebuild_occupancy()
+    return battle
+
+
+def _creature(battle: Battle, cs: CreatureSpec) -> Creature:
+    size = Size.parse(cs.size)
+    shape, pos = _shape_and_pos(battle, cs, size)
+    reach = SIZES[size].reach if cs.reach is None else cs.reach
+    attacks = cs.attacks if cs.attacks is not None else (AttackSpec(),)
+    hp = cs.hp
+    return Creature(
+        id=cs.id,
+        team=cs.team if cs.team is not None else cs.id,
+        size=size,
+        pos=pos,
+        facing=_facing(battle, cs, shape),
+        hp=hp,
+        max_hp=cs.max_hp if cs.max_hp is not None else max(hp, 1),
+        ac=cs.ac,
+        speed=cs.speed,
+        dex=cs.dex,
+        base_attack_bonus=cs.base_attack_bonus,
+        attacks=tuple(_attack(a, reach) for a in attacks),
+        feats=frozenset(cs.feats),
+        sneak_attack=cs.sneak_attack,
+        rogue_level=cs.rogue_level,
+        improved_uncanny_dodge=cs.improved_uncanny_dodge,
+        uncanny_dodge=cs.uncanny_dodge,
+        immune_to_sneak_attack=cs.immune_to_sneak_attack,
+        flat_footed=cs.flat_footed,
+        all_around_vision=cs.all_around_vision,
+        threatens=cs.threatens,
+        armor=cs.armor,
+        improved_chieftain=cs.improved_chieftain,
+        pack_fighter_bonus=cs.pack_fighter_bonus,
+        faceless=cs.faceless,
+        shield=Shield(cs.shield.side, cs.shield.bonus) if cs.shield else None,
+        spells=tuple(cs.spells),
+        reach=reach,
+        shape=shape,
+        facing_given=cs.facing is not None or cs.front_side_hexes is not None,
+    )
+
+
+def _attack(a: AttackSpec, reach: int) -> Attack:
+    zones = tuple(Area(z) for z in a.zones) if a.zones is not None else ()
+    return Attack(a.name, a.bonus, a.damage, reach if a.reach is None else a.reach, a.kind,
+                  a.range, zones, a.threat_range, a.crit_multiplier, a.touch)
+
+
+def _shape_and_pos(battle: Battle, cs: CreatureSpec, size: Size) -> tuple[Shape, Pos]:
+    pos = (cs.pos[0], cs.pos[1])
+    shape = geometry.default_shape(battle.kind, size)
+    if cs.hexes is None:
+        if cs.front_side_hexes is not None:
+            raise ScenarioError("front_side_hexes needs hexes", creature=cs.id,
+                                field="front_side_hexes")
+        return shape, pos
+    if battle.kind is not GridKind.HEX:
+        raise ScenarioError("hexes is only for hex grids", creature=cs.id, field="hexes")
+    wanted = {(h[0], h[1]) for h in cs.hexes}
+    candidates = [shape, geometry.HEX_TRIANGLE_DOWN.get(size)]
+    for cand in (c for c in candidates if c is not None):
+        for h in wanted:
+            anchor = (h[0] - cand.offsets[0][0], h[1] - cand.offsets[0][1])
+            if set(cand.cells(anchor)) == wanted:
+                if pos not in wanted:
+                    raise ScenarioError(f"pos {list(pos)} is not one of the hexes",
+                                        creature=cs.id, field="pos")
+                return cand, anchor
+    raise ScenarioError(
+        f"hexes {sorted(wanted)} are not a {size.label} footprint", creature=cs.id, field="hexes"
+    )
+
+
+def _facing(battle: Battle, cs: CreatureSpec, shape: Shape) -> int:
+    names = geometry.facing_names(battle.kind)
+    allowed = geometry.allowed_facings(battle.kind, battle.ruleset, shape)
+    if cs.front_side_hexes is not None:
+        anchor = _shape_and_pos(battle, cs, Size.parse(cs.size))[1]
+        offsets = {(h[0] - anchor[0], h[1] - anchor[1]) for h in cs.front_side_hexes}
+        if not offsets <= set(shape.offsets) or not 1 <= len(offsets) <= 2:
+            raise ScenarioError("front_side_hexes must be one or two of the creature's hexes",
+                                creature=cs.id, field="front_side_hexes")
+        return geometry.facing_from_front_hexes(shape, offsets)
+    if cs.facing is None:
+        return allowed[0] if battle.kind is GridKind.HEX else 0
+    value = cs.facing
+    if isinstance(value, str) and value.upper() in names:
+        index = names.index(value.upper())
+    elif isinstance(value, int) and 0 <= value < len(names):
+        index = value
+    else:
+        raise ScenarioError(f"unknown facing {value!r}; expected one of {' '.join(names)}",
+                            creature=cs.id, field="facing")
+    size = Size.parse(cs.size)
+    if SIZES[size].has_facing and not cs.faceless and index not in allowed:
+        ok = " ".join(names[i] for i in allowed)
+        raise ScenarioError(
+            f"facing {names[index]} is not allowed for this creature here (allowed: {ok};"
+            " IC-11: multi-square creatures face orthogonally under side_rear)",
+            creature=cs.id, field="facing",
+        )
+    return index
+
+
+def _check_placement(battle: Battle) -> None:
+    seen: dict[Pos, str] = {}
+    for c in battle.creatures.values():
+        for cell in c.shape.cells(c.pos):
+            if not battle.in_bounds(cell):
+                raise ScenarioError(
+                    f"space {list(cell)} is off the {battle.width}x{battle.height} board",
+                    creature=c.id, field="pos")
+            if battle.terrain_at(cell) in (Terrain.BLOCKED, Terrain.PILLAR):
+                raise ScenarioError(f"space {list(cell)} is blocked terrain",
+                                    creature=c.id, field="pos")
+            if cell in seen and c.hp > 0:
+                raise ScenarioError(f"space {list(cell)} overlaps creature {seen[cell]!r}",
+                                    creature=c.id, field="pos")
+            if c.hp > 0:
+                seen[cell] = c.id
+
+
+def _creature_spec(battle: Battle, c: Creature) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": c.id, "team": c.team, "size": c.size.label, "pos": list(c.pos),
+        "facing": geometry.facing_names(battle.kind)[c.facing], "hp": c.hp,
+        "max_hp": c.max_hp, "ac": c.ac, "speed": c.speed, "dex": c.dex,
+        "base_attack_bonus": c.base_attack_bonus,
+        "attacks": [
+            {"name": a.name, "bonus": a.bonus, "damage": a.damage, "reach": a.reach,
+             "kind": a.kind, "range": a.range, "threat_range": a.threat_range,
+             "crit_multiplier": a.crit_multiplier, "touch": a.touch,
+             **({"zones": [z.value for z in a.zones]} if a.zones else {})}
+            for a in c.attacks
+        ],
+        "feats": sorted(c.feats), "rogue_level": c.rogue_level,
+        "uncanny_dodge": c.uncanny_dodge, "immune_to_sneak_attack": c.immune_to_sneak_attack,
+        "flat_footed": c.flat_footed, "all_around_vision": c.all_around_vision,
+        "threatens": c.threatens, "armor": c.armor, "improved_chieftain": c.improved_chieftain,
+        "pack_fighter_bonus": c.pack_fighter_bonus, "faceless": c.faceless,
+        "spells": list(c.spells), "reach": c.reach,
+    }
+    if c.sneak_attack is not None:
+        out["sneak_attack"] = c.sneak_attack
+    if c.improved_uncanny_dodge is not None:
+        out["improved_uncanny_dodge"] = c.improved_uncanny_dodge
+    if c.shield is not None:
+        out["shield"] = {"side": c.shield.side, "bonus": c.shield.bonus}
+    if battle.kind is GridKind.HEX and c.shape is not geometry.default_shape(battle.kind, c.size):
+        out["hexes"] = [list(h) for h in c.shape.cells(c.pos)]
+    return out

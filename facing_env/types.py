@@ -1,0 +1,112 @@
+"""Small vocabulary shared by every module: positions, sizes, areas, rulesets, grids.
+
+Conventions (DESIGN.md section 3, RULES.md preamble): on the square grid x grows east and
+y grows south, a creature's ``pos`` is its top-left square; on the hex grid positions are
+axial ``(q, r)`` with pointy-top hexes.
+"""
+
+from __future__ import annotations
+
+from enum import Enum, IntEnum
+from typing import Tuple
+
+Pos = Tuple[int, int]
+"""A square ``(x, y)`` or an axial hex ``(q, r)``."""
+
+CreatureId = str
+TeamId = str
+
+
+class GridKind(str, Enum):
+    """The two supported boards."""
+
+    SQUARE = "square"
+    HEX = "hex"
+
+
+class Ruleset(str, Enum):
+    """The three rule sets (RULES.md preamble)."""
+
+    UA35 = "ua35"  # Unearthed Arcana combat facing (S0, S1)
+    SIDE_REAR = "side_rear"  # front/side/rear with the flanked condition (S2)
+    STANDARD = "standard"  # no facing, classic flanking (S3, S4)
+
+
+class Size(IntEnum):
+    """Size categories, smallest first (SRD-SIZE-01, EP-SPACE-01)."""
+
+    FINE = 0
+    DIMINUTIVE = 1
+    TINY = 2
+    SMALL = 3
+    MEDIUM = 4
+    LARGE = 5
+    HUGE = 6
+    GARGANTUAN = 7
+    COLOSSAL = 8
+
+    @property
+    def label(self) -> str:
+        """The size's name as written in scenario files, e.g. ``"Medium"``."""
+        return self.name.capitalize()
+
+    @classmethod
+    def parse(cls, value: object) -> Size:
+        """Read a size from its name (any case) or its number; raise ValueError otherwise."""
+        if isinstance(value, Size):
+            return value
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 8:
+            return cls(value)
+        if isinstance(value, str) and value.upper() in cls.__members__:
+            return cls[value.upper()]
+        names = ", ".join(s.label for s in cls)
+        raise ValueError(f"unknown size {value!r}; expected one of {names}")
+
+
+class Area(str, Enum):
+    """Where something lies relative to a creature's facing."""
+
+    FRONT = "front"
+    FLANK = "flank"  # ua35 (UA-FACE-02)
+    SIDE = "side"  # side_rear (SR-05)
+    REAR = "rear"
+    NONE = "none"  # no facing: standard ruleset, faceless, Tiny or smaller, own space
+
+
+class Terrain(IntEnum):
+    """Terrain kinds of one cell (EP-TER-01..05)."""
+
+    OPEN = 0
+    BLOCKED = 1  # walls: cannot be entered, corners cannot be cut (EP-TER-03, EP-TER-04)
+    PILLAR = 2  # blocked, but corners can be cut (EP-TER-04)
+    DIFFICULT = 3  # each square entered counts double (EP-TER-01)
+    IMPEDED = 4  # a full-round action to move 5 feet (EP-TER-02)
+
+
+class Side(str, Enum):
+    """Left or right of a facing (IC-16: left = 90 degrees counter-clockwise)."""
+
+    LEFT = "left"
+    RIGHT = "right"
+    CENTRE = "centre"
+
+
+class AttackKind(str, Enum):
+    """What kind of attack a facing modifier is asked for (DESIGN.md section 5)."""
+
+    ATTACK = "attack"
+    AOO = "aoo"
+    CLEAVE = "cleave"
+    WHIRLWIND = "whirlwind"
+
+
+class MoveMode(str, Enum):
+    """Modes of voluntary movement for attacks of opportunity (section 8, 18)."""
+
+    WALK = "walk"
+    DOUBLE_MOVE = "double_move"
+    RUN = "run"
+    FIVE_FOOT_STEP = "five_foot_step"
+    WITHDRAW = "withdraw"
+    CHARGE = "charge"
+    FORCED = "forced"
