@@ -34,7 +34,6 @@ class Attack:
     zones: tuple[Area, ...]  # areas the attack reaches without penalty (UA-MON-01, -02)
     threat_range: int
     crit_multiplier: int
-    touch: bool
 
     @property
     def ranged(self) -> bool:
@@ -384,7 +383,7 @@ def _creature(battle: Battle, cs: CreatureSpec) -> Creature:
 def _attack(a: AttackSpec, reach: int) -> Attack:
     zones = tuple(Area(z) for z in a.zones) if a.zones is not None else ()
     return Attack(a.name, a.bonus, a.damage, reach if a.reach is None else a.reach, a.kind,
-                  a.range, zones, a.threat_range, a.crit_multiplier, a.touch)
+                  a.range, zones, a.threat_range, a.crit_multiplier)
 
 
 def _shape_and_pos(battle: Battle, cs: CreatureSpec, size: Size) -> tuple[Shape, Pos]:
@@ -470,7 +469,7 @@ def _creature_spec(battle: Battle, c: Creature) -> dict[str, Any]:
         "attacks": [
             {"name": a.name, "bonus": a.bonus, "damage": a.damage, "reach": a.reach,
              "kind": a.kind, "range": a.range, "threat_range": a.threat_range,
-             "crit_multiplier": a.crit_multiplier, "touch": a.touch,
+             "crit_multiplier": a.crit_multiplier,
              **({"zones": [z.value for z in a.zones]} if a.zones else {})}
             for a in c.attacks
         ],

@@ -66,6 +66,14 @@ class Shape:
         """Hex triangles face hex corners (odd facings), not neighbours."""
         return self.kind is GridKind.HEX and self.name.startswith("triangle")
 
+    def centre_at(self, pos: Pos) -> tuple[float, float]:
+        """Absolute Cartesian centre of the space when anchored at ``pos``."""
+        cx, cy = self.centroid
+        if self.kind is GridKind.SQUARE:
+            return (pos[0] + cx, pos[1] + cy)
+        px, py = cell_centre(self.kind, pos)
+        return (px + cx, py + cy)
+
     def cells(self, pos: Pos) -> tuple[Pos, ...]:
         """The cells this shape covers when anchored at ``pos``."""
         x, y = pos

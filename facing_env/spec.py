@@ -42,7 +42,6 @@ class AttackSpec(_Strict):
     zones: Optional[tuple[Literal["front", "flank", "side", "rear"], ...]] = None
     threat_range: int = Field(default=20, ge=2, le=20)  # natural roll that threatens a crit
     crit_multiplier: int = Field(default=2, ge=2, le=6)
-    touch: bool = False  # SRD-TOUCH-01
 
     @field_validator("damage")
     @classmethod

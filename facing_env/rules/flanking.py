@@ -1,0 +1,131 @@
+"""Standard flanking by the line rule (ruleset ``standard``; IC-18: not in ``ua35``).
+
+SRD-FLANK-01, EP-FLANK-01..06. Trace a line from the centre of a square the attacker
+occupies to the centre of a square a threatening ally occupies; it flanks when it passes
+through opposite sides or opposite corners of the defender's space (EP-FLANK-02, -03).
+Large attackers choose any of their squares (EP-FLANK-05); creatures attacking with reach
+may use any corner of their space (EP-FLANK-06). Internal flanking and shared squares
+(EP-FLANK-07, -08) need creatures inside others' spaces, which the board never allows.
+Hex boards: the line's two ends must lie at least 150 degrees apart around the defender.
+"""
+
+from __future__ import annotations
+
+import math
+
+from facing_env.battle import Battle, Creature
+from facing_env.geometry import cell_centre, vector_angle
+from facing_env.rules._common import rogue_beats_immunity
+from facing_env.rules.opportunity import threatened_cells
+from facing_env.types import GridKind, Pos
+
+_EPS = 1e-9
+Point = tuple[float, float]
+
+
+def _clip(p: Point, q: Point, box: tuple[float, float, float, float]) -> tuple[Point, Point] | None:
+    """Liang-Barsky: the part of segment pq inside ``box`` (x0, y0, x1, y1), or None."""
+    x0, y0, x1, y1 = box
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    t0, t1 = 0.0, 1.0
+    for den, num in ((-dx, p[0] - x0), (dx, x1 - p[0]), (-dy, p[1] - y0), (dy, y1 - p[1])):
+        if abs(den) < _EPS:
+            if num < -_EPS:
+                return None
+            continue
+        t = num / den
+        if den < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+    if t1 - t0 < _EPS:
+        return None
+    return (p[0] + t0 * dx, p[1] + t0 * dy), (p[0] + t1 * dx, p[1] + t1 * dy)
+
+
+def _sides(pt: Point, box: tuple[float, float, float, float]) -> frozenset[str]:
+    x0, y0, x1, y1 = box
+    out = set()
+    if abs(pt[0] - x0) < _EPS:
+        out.add("W")
+    if abs(pt[0] - x1) < _EPS:
+        out.add("E")
+    if abs(pt[1] - y0) < _EPS:
+        out.add("N")
+    if abs(pt[1] - y1) < _EPS:
+        out.add("S")
+    return frozenset(out)
+
+
+_OPPOSITE = {"W": "E", "E": "W", "N": "S", "S": "N"}
+
+
+def line_flanks(p: Point, q: Point, box: tuple[float, float, float, float]) -> bool:
+    """Whether segment pq passes through opposite sides or opposite corners of ``box``."""
+    seg = _clip(p, q, box)
+    if seg is None:
+        return False
+    a, b = _sides(seg[0], box), _sides(seg[1], box)
+    if len(a) == 1 and len(b) == 1:
+        (sa,), (sb,) = a, b
+        return _OPPOSITE[sa] == sb  # along a border both ends share a side: not a flank
+    if len(a) == 2 and len(b) == 2:
+        return {_OPPOSITE[s] for s in a} == b
+    return False  # corner squares only flank with opposite corners (EP-FLANK-03)
+
+
+def _points(battle: Battle, c: Creature, defender: Creature) -> list[Point]:
+    cells = battle.cells_of(c)
+    pts = [cell_centre(battle.kind, cell) for cell in cells]
+    adjacent = battle.cells_distance(cells, battle.cells_of(defender)) <= 1
+    if battle.kind is GridKind.SQUARE and not adjacent:
+        pts += [(x + i, y + j) for x, y in cells for i in (0, 1) for j in (0, 1)]
+    return pts
+
+
+def _box(cells: tuple[Pos, ...]) -> tuple[float, float, float, float]:
+    xs, ys = [c[0] for c in cells], [c[1] for c in cells]
+    return (min(xs), min(ys), max(xs) + 1.0, max(ys) + 1.0)
+
+
+def _opposite(battle: Battle, attacker: Creature, ally: Creature, defender: Creature) -> bool:
+    a_pts, b_pts = _points(battle, attacker, defender), _points(battle, ally, defender)
+    if battle.kind is GridKind.SQUARE:
+        box = _box(battle.cells_of(defender))
+        return any(line_flanks(p, q, box) for p in a_pts for q in b_pts)
+    cx, cy = defender.shape.centre_at(defender.pos)
+    for p in a_pts:
+        for q in b_pts:
+            diff = abs(vector_angle(p[0] - cx, p[1] - cy) - vector_angle(q[0] - cx, q[1] - cy))
+            if min(diff, 360.0 - diff) >= 150.0 - 1e-6 and not math.isclose(diff, 0.0):
+                return True
+    return False
+
+
+def flanking_allies(battle: Battle, attacker: str | Creature, defender: str | Creature) -> list[str]:
+    """Allies with whom ``attacker`` flanks ``defender`` (EP-FLANK-01: both threaten it)."""
+    a, d = battle.creature(attacker), battle.creature(defender)
+    d_cells = battle.cells_of(d)
+    if not any(cell in threatened_cells(battle, a) for cell in d_cells):
+        return []
+    out = []
+    for ally in battle.living():
+        if ally.id in (a.id, d.id) or ally.team != a.team:
+            continue
+        zone = threatened_cells(battle, ally)
+        if any(cell in zone for cell in d_cells) and _opposite(battle, a, ally, d):
+            out.append(ally.id)
+    return out
+
+
+def flanks(battle: Battle, attacker: str | Creature, defender: str | Creature) -> bool:
+    """Whether ``attacker`` flanks ``defender`` with some ally (SRD-FLANK-01, EP-FLANK-01).
+
+    Only in the ``standard`` rule set. Defenders that cannot be flanked (all-around
+    vision; improved uncanny dodge, except by a rogue four levels higher: UA-FEAT-IUD, as
+    in the 3.5 SRD) never are.
+    """
+    a, d = battle.creature(attacker), battle.creature(defender)
+    if not battle.rules.standard_flanking or not rogue_beats_immunity(battle, a, d):
+        return False
+    return bool(flanking_allies(battle, a, d))

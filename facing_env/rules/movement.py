@@ -1,0 +1,269 @@
+"""Movement: step costs under facing and terrain, allowances, charges, forced movement.
+
+UA-MOVE-01..06, EP-5FT-01..03, EP-GEN-01..03, EP-WALK-01, EP-DBL-01, EP-RUN-01, EP-CHG-01,
+EP-TER-01..04, EP-OCC-01, EP-FORCE-01..04, IC-06, IC-07, IC-13.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Iterable, Sequence
+
+from facing_env import geometry
+from facing_env.battle import Battle, Creature
+from facing_env.errors import RulesQueryError
+from facing_env.tables import (
+    DIFFICULT_MULTIPLIER,
+    DOUBLE_MOVE_MULTIPLIER,
+    FACING_SURCHARGE_MULTIPLIER,
+    FEET_PER_SQUARE,
+    MIN_CHARGE_SQUARES,
+    MIN_SPEED_FOR_FIVE_FOOT_STEP,
+    RUN_MULTIPLIER,
+    RUN_MULTIPLIER_HEAVY_ARMOR,
+)
+from facing_env.types import Area, GridKind, MoveMode, Pos, Terrain
+
+FULL_ROUND: Final = "full_round"
+"""What :func:`step_cost` returns for a step into impeded terrain: the mover must spend a
+full-round action to move those 5 feet (EP-TER-02)."""
+
+_IMPASSABLE = (Terrain.BLOCKED, Terrain.PILLAR)
+
+
+def parse_direction(battle: Battle, direction: str | int) -> int:
+    """A movement direction index from its name (``"NE"``) or index."""
+    names = geometry.direction_names(battle.kind)
+    if isinstance(direction, str) and direction.upper() in names:
+        return names.index(direction.upper())
+    if isinstance(direction, int) and not isinstance(direction, bool) and 0 <= direction < len(names):
+        return direction
+    raise RulesQueryError(f"unknown direction {direction!r}; expected one of {' '.join(names)}")
+
+
+def step_area(battle: Battle, mover: str | Creature, direction: str | int) -> str:
+    """Area a step in ``direction`` enters, judged by its direction (IC-06).
+
+    Front iff the step direction lies within the front angle of the facing (45 degrees on
+    squares, 60 on hexes); ``"none"`` for movers without facing.
+    """
+    m = battle.creature(mover)
+    d = parse_direction(battle, direction)
+    if battle.table(m) is None:
+        return Area.NONE.value
+    diff = abs(geometry._norm180(
+        geometry.direction_angle(battle.kind, d) - geometry.facing_angle(battle.kind, m.facing)
+    ))
+    row = battle.rules
+    if diff <= row.front_max[battle.kind] + 1e-6:
+        return Area.FRONT.value
+    rear = diff > row.rear_min[battle.kind] + 1e-6 if row.rear_strict[battle.kind] else (
+        diff >= row.rear_min[battle.kind] - 1e-6)
+    return (Area.REAR if rear else row.side_area).value
+
+
+def corner_cut(battle: Battle, cells: Iterable[Pos], vector: Pos) -> bool:
+    """Whether a diagonal step cuts the corner of a wall (EP-TER-04: pillars allow it)."""
+    dx, dy = vector
+    if battle.kind is not GridKind.SQUARE or dx == 0 or dy == 0:
+        return False
+    for x, y in cells:
+        for corner in ((x + dx, y), (x, y + dy)):
+            if battle.terrain_at(corner) is Terrain.BLOCKED:
+                return True
+    return False
+
+
+def step_cost(
+    battle: Battle,
+    mover: str | Creature,
+    direction: str | int,
+    *,
+    turn_first: bool = False,
+    five_foot_step: bool = False,
+    diagonals_so_far: int = 0,
+) -> int | str | None:
+    """Squares of movement to step into the adjacent space in ``direction``.
+
+    Returns the cost in squares, ``None`` when the step is not allowed (off the board,
+    blocked terrain, a cut wall corner, an enemy's space; for a 5-foot step also difficult
+    or impeded terrain, any occupied space and movers of speed 5 feet or less), or
+    :data:`FULL_ROUND` for impeded terrain (EP-TER-02).
+
+    Base cost 1; under ``alternating`` diagonals every second diagonal costs 2
+    (``diagonals_so_far`` counts the diagonals already moved this move); difficult terrain
+    doubles it (EP-TER-01); in ``ua35`` a step into the flank or rear doubles it again
+    (UA-MOVE-03, UA-MOVE-04, IC-06, IC-07) unless the mover first turns toward the square
+    (``turn_first``, UA-MOVE-01) or has no facing (UA-FCL-01). A 5-foot step always costs
+    1 and may go in any direction (UA-MOVE-05).
+    """
+    m = battle.creature(mover)
+    d = parse_direction(battle, direction)
+    vec = geometry.direction_vectors(battle.kind)[d]
+    old = m.shape.cells(m.pos)
+    new_pos = (m.pos[0] + vec[0], m.pos[1] + vec[1])
+    entered = [c for c in m.shape.cells(new_pos) if c not in set(old)]
+    difficult = impeded = False
+    for cell in entered:
+        terrain = battle.terrain_at(cell)
+        if terrain in _IMPASSABLE:
+            return None
+        difficult |= terrain is Terrain.DIFFICULT
+        impeded |= terrain is Terrain.IMPEDED
+        for other in battle.occupants(cell):
+            if other != m.id and (five_foot_step or battle.creatures[other].team != m.team):
+                return None  # EP-WALK-01: only through allies; never end a step in a space
+    if corner_cut(battle, old, vec):
+        return None
+    if five_foot_step:
+        if m.speed < MIN_SPEED_FOR_FIVE_FOOT_STEP or difficult or impeded:  # EP-5FT-03
+            return None
+        return 1
+    if impeded:
+        return FULL_ROUND
+    cost = 1
+    diagonal = battle.kind is GridKind.SQUARE and vec[0] != 0 and vec[1] != 0
+    if diagonal and battle.diagonal_rule == "alternating" and diagonals_so_far % 2 == 1:
+        cost = 2
+    if difficult:
+        cost *= DIFFICULT_MULTIPLIER
+    surcharge = battle.rules.movement_surcharge and not turn_first
+    if surcharge and step_area(battle, m, d) not in (Area.FRONT.value, Area.NONE.value):
+        cost *= FACING_SURCHARGE_MULTIPLIER
+    return cost
+
+
+def movement_allowance(battle: Battle, creature: str | Creature, mode: str = "walk") -> int:
+    """Squares a creature may move: speed (walk, withdraw, charge), x2 for a double move
+    (EP-DBL-01), x4 running or x3 in heavy armour (EP-RUN-01, IC-13), 1 for a 5-foot step."""
+    c = battle.creature(creature)
+    move = MoveMode(mode)
+    squares = c.speed // FEET_PER_SQUARE
+    if move is MoveMode.DOUBLE_MOVE:
+        return squares * DOUBLE_MOVE_MULTIPLIER
+    if move is MoveMode.RUN:
+        mult = RUN_MULTIPLIER_HEAVY_ARMOR if c.armor == "heavy" else RUN_MULTIPLIER
+        return squares * mult
+    if move is MoveMode.FIVE_FOOT_STEP:
+        return 1 if c.speed >= MIN_SPEED_FOR_FIVE_FOOT_STEP else 0
+    return squares
+
+
+def charge_allowed(
+    battle: Battle, mover: str | Creature, target: str | Creature, destination: Sequence[int]
+) -> bool:
+    """Whether a charge from the mover's space to ``destination`` against ``target`` is
+    legal (EP-CHG-01): at least 2 squares and at most its speed; the destination is the
+    closest space from which it can attack; the straight line between the centres crosses
+    no blocking, difficult or impeded terrain and no creature (even an ally)."""
+    m, t = battle.creature(mover), battle.creature(target)
+    dest = (int(destination[0]), int(destination[1]))
+    moved = battle.distance(m.pos, dest)
+    if moved < MIN_CHARGE_SQUARES or moved > m.speed // FEET_PER_SQUARE:
+        return False
+    reach = max((a.reach for a in m.attacks if not a.ranged), default=0) // FEET_PER_SQUARE
+    t_cells = battle.cells_of(t)
+
+    def can_attack_from(pos: Pos) -> bool:
+        return 0 < battle.cells_distance(m.shape.cells(pos), t_cells) <= reach
+
+    if not can_attack_from(dest) or not _space_free(battle, m, dest):
+        return False
+    closest = min(
+        battle.distance(m.pos, (x, y))
+        for y in range(-1, battle.height + 1)
+        for x in range(-battle.width, 2 * battle.width)
+        if battle.in_bounds((x, y)) and can_attack_from((x, y))
+    )
+    if moved != closest:
+        return False
+    return _lane_clear(battle, m, dest)
+
+
+def _space_free(battle: Battle, m: Creature, pos: Pos) -> bool:
+    for cell in m.shape.cells(pos):
+        if battle.terrain_at(cell) in _IMPASSABLE:
+            return False
+        if any(o != m.id for o in battle.occupants(cell)):
+            return False
+    return True
+
+
+def _lane_clear(battle: Battle, m: Creature, dest: Pos) -> bool:
+    """No blocking/slowing terrain or creature on the straight line (EP-CHG-01)."""
+    if battle.kind is GridKind.HEX:
+        cells = _hex_line(m.pos, dest)
+    else:
+        a, b = m.shape.centre_at(m.pos), m.shape.centre_at(dest)
+        cells = []
+        for ox, oy in m.shape.offsets:
+            cx, cy = m.shape.centroid
+            shift = (ox + 0.5 - cx, oy + 0.5 - cy)
+            p = (a[0] + shift[0], a[1] + shift[1])
+            q = (b[0] + shift[0], b[1] + shift[1])
+            cells.extend(geometry.iter_line_cells(p, q))
+    own = set(m.shape.cells(m.pos))
+    for cell in cells:
+        if cell in own:
+            continue
+        if battle.terrain_at(cell) is not Terrain.OPEN:
+            return False
+        if any(o != m.id for o in battle.occupants(cell)):
+            return False
+    return True
+
+
+def _hex_line(a: Pos, b: Pos) -> list[Pos]:
+    n = geometry.hex_distance(a, b)
+    out = []
+    for i in range(n + 1):
+        t = i / max(n, 1)
+        q = a[0] + (b[0] - a[0]) * t + 1e-6
+        r = a[1] + (b[1] - a[1]) * t + 1e-6
+        s = -q - r
+        rq, rr, rs = round(q), round(r), round(s)
+        dq, dr, ds = abs(rq - q), abs(rr - r), abs(rs - s)
+        if dq > dr and dq > ds:
+            rq = -rr - rs
+        elif dr > ds:
+            rr = -rq - rs
+        out.append((rq, rr))
+    return out
+
+
+def forced_path(
+    battle: Battle,
+    target: str | Creature,
+    by: str | Creature,
+    path: Iterable[Sequence[int]],
+    *,
+    kind: str = "push",
+) -> list[Pos]:
+    """The part of a forced movement ``path`` the target actually travels (EP-FORCE-01..04).
+
+    Each step goes to an adjacent space; the movement ends before any space that is blocked,
+    off the board or occupied (friend or foe), and (push) before a step that is not further
+    from the attacker's space than the one exited, or (pull) not closer, except that a
+    target already adjacent may be pulled into another space adjacent to the attacker.
+    Terrain costs are ignored; forced movement never provokes (see ``provokers``).
+    """
+    t, a = battle.creature(target), battle.creature(by)
+    if kind not in ("push", "pull", "slide"):
+        raise RulesQueryError(f"unknown forced movement {kind!r}; expected push, pull or slide")
+    a_cells = battle.cells_of(a)
+    here = t.pos
+    moved: list[Pos] = []
+    for p in path:
+        nxt = (int(p[0]), int(p[1]))
+        if nxt == here and not moved:
+            continue
+        if battle.distance(here, nxt) != 1 or not _space_free(battle, t, nxt):
+            break
+        before = battle.cells_distance(t.shape.cells(here), a_cells)
+        after = battle.cells_distance(t.shape.cells(nxt), a_cells)
+        if kind == "push" and after <= before:
+            break
+        if kind == "pull" and after >= before and not (before == 1 and after == 1):
+            break
+        moved.append(nxt)
+        here = nxt
+    return moved

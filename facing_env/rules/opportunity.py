@@ -1,0 +1,147 @@
+"""Reach, threatened squares and attacks of opportunity.
+
+SRD-AOO-01..05, EP-THR-01, EP-REACH-01, SRD-FF-01, UA-FEAT-CR, EP-DBL-01, EP-RUN-01,
+EP-5FT-01, EP-WDR-01, EP-CHG-02, EP-FORCE-01, IC-12. Facing never changes *whether* a
+move provokes, only the modifiers (UA-AOO-01..03, see ``attacks.facing_modifier``).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Iterable, Sequence
+
+from facing_env.battle import Attack, Battle, Creature
+from facing_env.errors import RulesQueryError
+from facing_env.geometry import Shape, cell_distance
+from facing_env.tables import FEET_PER_SQUARE
+from facing_env.types import GridKind, MoveMode, Pos
+
+
+def melee_reach(creature: Creature) -> int:
+    """Longest melee reach in feet over the creature's melee attacks (0 if none)."""
+    return max((a.reach for a in creature.attacks if not a.ranged), default=0)
+
+
+def can_make_attacks_of_opportunity(creature: Creature) -> bool:
+    """Alive, threatens, has a melee attack with reach, and is not flat-footed.
+
+    SRD-FF-01: a flat-footed combatant can't make attacks of opportunity (Combat Reflexes
+    lifts this, as in the 3.5 SRD). Tiny and smaller creatures have no reach (EP-REACH-01).
+    """
+    if creature.hp <= 0 or not creature.threatens or melee_reach(creature) <= 0:
+        return False
+    return not creature.flat_footed or creature.has_feat("Combat Reflexes")
+
+
+@cache
+def _offsets_within(kind: GridKind, shape: Shape, radius: int, diagonal_rule: str) -> frozenset[Pos]:
+    cells = shape.offsets
+    span = radius + 6
+    return frozenset(
+        (dx, dy)
+        for dx in range(-span, span + 1)
+        for dy in range(-span, span + 1)
+        if min(cell_distance(kind, (dx, dy), c, diagonal_rule) for c in cells) <= radius
+    )
+
+
+def cells_within(battle: Battle, creature: Creature, feet: int) -> frozenset[Pos]:
+    """Cells within ``feet`` of the creature's space, plus its own space."""
+    radius = feet // FEET_PER_SQUARE
+    x, y = creature.pos
+    offs = _offsets_within(battle.kind, creature.shape, radius, battle.diagonal_rule)
+    return frozenset((x + dx, y + dy) for dx, dy in offs)
+
+
+def threatened_cells(battle: Battle, creature: str | Creature) -> frozenset[Pos]:
+    """Cells a creature threatens: within its melee reach and its own space (EP-THR-01).
+
+    A creature that cannot make attacks of opportunity threatens nothing (EP-THR-01,
+    SRD-FF-01).
+    """
+    c = battle.creature(creature)
+    if not can_make_attacks_of_opportunity(c):
+        return frozenset()
+    return cells_within(battle, c, melee_reach(c))
+
+
+def threatens(battle: Battle, creature: str | Creature, target: str | Creature | Pos) -> bool:
+    """Whether ``creature`` threatens a cell or any square of another creature."""
+    zone = threatened_cells(battle, creature)
+    if isinstance(target, tuple):
+        return target in zone
+    return any(cell in zone for cell in battle.cells_of(target))
+
+
+def within_reach(battle: Battle, attacker: Creature, defender: Creature, attack: Attack) -> bool:
+    """Whether ``attack`` can reach the defender (reach for melee, range for ranged)."""
+    feet = attack.range if attack.ranged else attack.reach
+    if feet <= 0:
+        return False
+    dist = battle.cells_distance(battle.cells_of(attacker), battle.cells_of(defender))
+    return dist * FEET_PER_SQUARE <= feet
+
+
+def _positions(mover: Creature, path: Iterable[Sequence[int]]) -> list[Pos]:
+    steps: list[Pos] = []
+    for p in path:
+        if not (isinstance(p, (tuple, list)) and len(p) == 2):
+            raise RulesQueryError(f"a path is a list of (x, y) positions, got {p!r}")
+        steps.append((int(p[0]), int(p[1])))
+    if steps and steps[0] == mover.pos:
+        steps = steps[1:]
+    return [mover.pos, *steps]
+
+
+def provokers(
+    battle: Battle,
+    mover: str | Creature,
+    path: Iterable[Sequence[int]],
+    *,
+    mode: str = "walk",
+    primary_target: str | None = None,
+    maneuver_succeeded: bool = True,
+) -> list[str]:
+    """Ids of the creatures that get an attack of opportunity, in the order provoked.
+
+    ``path`` lists the positions the mover's ``pos`` passes through (the start may be
+    included). Leaving a square an enemy threatens provokes, the starting square too
+    (IC-12, SRD-AOO-02, EP-WALK-01); each enemy once (EP-DBL-01). Modes:
+
+    - ``walk``, ``double_move``, ``run``: as above (EP-RUN-01 runs provoke as normal);
+    - ``five_foot_step`` and ``forced``: never provoke (SRD-AOO-04, EP-5FT-01, EP-FORCE-01);
+    - ``withdraw``: ``primary_target`` never gets one; on success the first other provoker
+      is also avoided (EP-WDR-01; the extra ones bought by a margin are not modelled);
+    - ``charge``: on success the charged ``primary_target`` gets none (EP-CHG-02); on a
+      failed charge everyone threatening an exited square does.
+    """
+    m = battle.creature(mover)
+    try:
+        move = MoveMode(mode)
+    except ValueError:
+        names = ", ".join(x.value for x in MoveMode)
+        raise RulesQueryError(f"unknown movement mode {mode!r}; expected one of {names}") from None
+    if primary_target is not None:
+        battle.creature(primary_target)
+    if move in (MoveMode.FIVE_FOOT_STEP, MoveMode.FORCED):
+        return []
+    excluded: set[str] = set()
+    if primary_target is not None and (
+        move is MoveMode.WITHDRAW or (move is MoveMode.CHARGE and maneuver_succeeded)
+    ):
+        excluded.add(primary_target)
+    zones = {
+        e.id: threatened_cells(battle, e)
+        for e in battle.living()
+        if e.team != m.team and e.id != m.id and e.id not in excluded
+    }
+    order: list[str] = []
+    positions = _positions(m, path)
+    for here, there in zip(positions, positions[1:]):
+        left = set(m.shape.cells(here)) - set(m.shape.cells(there))
+        for eid, zone in zones.items():
+            if eid not in order and not zone.isdisjoint(left):
+                order.append(eid)
+    if move is MoveMode.WITHDRAW and maneuver_succeeded and order:
+        order = order[1:]
+    return order
