@@ -243,8 +243,9 @@ class Battle:
     def from_spec(cls, spec: Mapping[str, Any], *, file: str | None = None) -> Battle:
         """Build a battle from a spec dict (DESIGN.md section 4); raise ScenarioError."""
         if not isinstance(spec, Mapping):
-            raise ScenarioError(f"a battle spec must be a mapping, got {type(spec).__name__}",
-                                file=file)
+            raise ScenarioError(
+                f"a battle spec must be a mapping, got {type(spec).__name__}", file=file
+            )
         try:
             parsed = BattleSpec.model_validate(dict(spec))
         except ValidationError as exc:
@@ -273,14 +274,18 @@ class Battle:
 # -- building -------------------------------------------------------------------------------
 
 
-def _scenario_error(exc: ValidationError, raw: Mapping[str, Any], file: str | None) -> ScenarioError:
+def _scenario_error(
+    exc: ValidationError, raw: Mapping[str, Any], file: str | None
+) -> ScenarioError:
     err = exc.errors()[0]
     loc = list(err["loc"])
     creature = None
     if len(loc) >= 2 and loc[0] == "creatures" and isinstance(loc[1], int):
         raw_creatures = raw.get("creatures") or []
         entry = raw_creatures[loc[1]] if loc[1] < len(raw_creatures) else None
-        creature = str(entry.get("id", f"#{loc[1]}")) if isinstance(entry, Mapping) else f"#{loc[1]}"
+        creature = (
+            str(entry.get("id", f"#{loc[1]}")) if isinstance(entry, Mapping) else f"#{loc[1]}"
+        )
         loc = loc[2:]
     field_name = ".".join(str(p) for p in loc) or None
     msg = err["msg"].removeprefix("Value error, ")
@@ -323,13 +328,15 @@ def _build(spec: BattleSpec, *, explicit_grid: bool) -> Battle:
                         field="map",
                     )
                 terrain[r, col] = TERRAIN_CHARS[ch]
-    battle = Battle(ruleset, kind, width, height,
-                    spec.diagonal or RULESETS[ruleset].diagonal_rule, terrain, {})
+    battle = Battle(
+        ruleset, kind, width, height, spec.diagonal or RULESETS[ruleset].diagonal_rule, terrain, {}
+    )
     for i, t in enumerate(spec.terrain):
         pos = (t.pos[0], t.pos[1])
         if not battle.in_bounds(pos):
-            raise ScenarioError(f"position {list(pos)} is off the {width}x{height} board",
-                                field=f"terrain.{i}.pos")
+            raise ScenarioError(
+                f"position {list(pos)} is off the {width}x{height} board", field=f"terrain.{i}.pos"
+            )
         battle.terrain[battle.column(pos)] = TERRAIN_NAMES[t.kind]
     for cs in spec.creatures:
         if cs.id in battle.creatures:
@@ -382,8 +389,17 @@ def _creature(battle: Battle, cs: CreatureSpec) -> Creature:
 
 def _attack(a: AttackSpec, reach: int) -> Attack:
     zones = tuple(Area(z) for z in a.zones) if a.zones is not None else ()
-    return Attack(a.name, a.bonus, a.damage, reach if a.reach is None else a.reach, a.kind,
-                  a.range, zones, a.threat_range, a.crit_multiplier)
+    return Attack(
+        a.name,
+        a.bonus,
+        a.damage,
+        reach if a.reach is None else a.reach,
+        a.kind,
+        a.range,
+        zones,
+        a.threat_range,
+        a.crit_multiplier,
+    )
 
 
 def _shape_and_pos(battle: Battle, cs: CreatureSpec, size: Size) -> tuple[Shape, Pos]:
@@ -391,8 +407,9 @@ def _shape_and_pos(battle: Battle, cs: CreatureSpec, size: Size) -> tuple[Shape,
     shape = geometry.default_shape(battle.kind, size)
     if cs.hexes is None:
         if cs.front_side_hexes is not None:
-            raise ScenarioError("front_side_hexes needs hexes", creature=cs.id,
-                                field="front_side_hexes")
+            raise ScenarioError(
+                "front_side_hexes needs hexes", creature=cs.id, field="front_side_hexes"
+            )
         return shape, pos
     if battle.kind is not GridKind.HEX:
         raise ScenarioError("hexes is only for hex grids", creature=cs.id, field="hexes")
@@ -403,8 +420,9 @@ def _shape_and_pos(battle: Battle, cs: CreatureSpec, size: Size) -> tuple[Shape,
             anchor = (h[0] - cand.offsets[0][0], h[1] - cand.offsets[0][1])
             if set(cand.cells(anchor)) == wanted:
                 if pos not in wanted:
-                    raise ScenarioError(f"pos {list(pos)} is not one of the hexes",
-                                        creature=cs.id, field="pos")
+                    raise ScenarioError(
+                        f"pos {list(pos)} is not one of the hexes", creature=cs.id, field="pos"
+                    )
                 return cand, anchor
     raise ScenarioError(
         f"hexes {sorted(wanted)} are not a {size.label} footprint", creature=cs.id, field="hexes"
@@ -418,8 +436,11 @@ def _facing(battle: Battle, cs: CreatureSpec, shape: Shape) -> int:
         anchor = _shape_and_pos(battle, cs, Size.parse(cs.size))[1]
         offsets = {(h[0] - anchor[0], h[1] - anchor[1]) for h in cs.front_side_hexes}
         if not offsets <= set(shape.offsets) or not 1 <= len(offsets) <= 2:
-            raise ScenarioError("front_side_hexes must be one or two of the creature's hexes",
-                                creature=cs.id, field="front_side_hexes")
+            raise ScenarioError(
+                "front_side_hexes must be one or two of the creature's hexes",
+                creature=cs.id,
+                field="front_side_hexes",
+            )
         return geometry.facing_from_front_hexes(shape, offsets)
     if cs.facing is None:
         return allowed[0] if battle.kind is GridKind.HEX else 0
@@ -429,15 +450,19 @@ def _facing(battle: Battle, cs: CreatureSpec, shape: Shape) -> int:
     elif isinstance(value, int) and 0 <= value < len(names):
         index = value
     else:
-        raise ScenarioError(f"unknown facing {value!r}; expected one of {' '.join(names)}",
-                            creature=cs.id, field="facing")
+        raise ScenarioError(
+            f"unknown facing {value!r}; expected one of {' '.join(names)}",
+            creature=cs.id,
+            field="facing",
+        )
     size = Size.parse(cs.size)
     if SIZES[size].has_facing and not cs.faceless and index not in allowed:
         ok = " ".join(names[i] for i in allowed)
         raise ScenarioError(
             f"facing {names[index]} is not allowed for this creature here (allowed: {ok};"
             " IC-11: multi-square creatures face orthogonally under side_rear)",
-            creature=cs.id, field="facing",
+            creature=cs.id,
+            field="facing",
         )
     return index
 
@@ -449,36 +474,63 @@ def _check_placement(battle: Battle) -> None:
             if not battle.in_bounds(cell):
                 raise ScenarioError(
                     f"space {list(cell)} is off the {battle.width}x{battle.height} board",
-                    creature=c.id, field="pos")
+                    creature=c.id,
+                    field="pos",
+                )
             if battle.terrain_at(cell) in (Terrain.BLOCKED, Terrain.PILLAR):
-                raise ScenarioError(f"space {list(cell)} is blocked terrain",
-                                    creature=c.id, field="pos")
+                raise ScenarioError(
+                    f"space {list(cell)} is blocked terrain", creature=c.id, field="pos"
+                )
             if cell in seen and c.hp > 0:
-                raise ScenarioError(f"space {list(cell)} overlaps creature {seen[cell]!r}",
-                                    creature=c.id, field="pos")
+                raise ScenarioError(
+                    f"space {list(cell)} overlaps creature {seen[cell]!r}",
+                    creature=c.id,
+                    field="pos",
+                )
             if c.hp > 0:
                 seen[cell] = c.id
 
 
 def _creature_spec(battle: Battle, c: Creature) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "id": c.id, "team": c.team, "size": c.size.label, "pos": list(c.pos),
-        "facing": geometry.facing_names(battle.kind)[c.facing], "hp": c.hp,
-        "max_hp": c.max_hp, "ac": c.ac, "speed": c.speed, "dex": c.dex,
+        "id": c.id,
+        "team": c.team,
+        "size": c.size.label,
+        "pos": list(c.pos),
+        "facing": geometry.facing_names(battle.kind)[c.facing],
+        "hp": c.hp,
+        "max_hp": c.max_hp,
+        "ac": c.ac,
+        "speed": c.speed,
+        "dex": c.dex,
         "base_attack_bonus": c.base_attack_bonus,
         "attacks": [
-            {"name": a.name, "bonus": a.bonus, "damage": a.damage, "reach": a.reach,
-             "kind": a.kind, "range": a.range, "threat_range": a.threat_range,
-             "crit_multiplier": a.crit_multiplier,
-             **({"zones": [z.value for z in a.zones]} if a.zones else {})}
+            {
+                "name": a.name,
+                "bonus": a.bonus,
+                "damage": a.damage,
+                "reach": a.reach,
+                "kind": a.kind,
+                "range": a.range,
+                "threat_range": a.threat_range,
+                "crit_multiplier": a.crit_multiplier,
+                **({"zones": [z.value for z in a.zones]} if a.zones else {}),
+            }
             for a in c.attacks
         ],
-        "feats": sorted(c.feats), "rogue_level": c.rogue_level,
-        "uncanny_dodge": c.uncanny_dodge, "immune_to_sneak_attack": c.immune_to_sneak_attack,
-        "flat_footed": c.flat_footed, "all_around_vision": c.all_around_vision,
-        "threatens": c.threatens, "armor": c.armor, "improved_chieftain": c.improved_chieftain,
-        "pack_fighter_bonus": c.pack_fighter_bonus, "faceless": c.faceless,
-        "spells": list(c.spells), "reach": c.reach,
+        "feats": sorted(c.feats),
+        "rogue_level": c.rogue_level,
+        "uncanny_dodge": c.uncanny_dodge,
+        "immune_to_sneak_attack": c.immune_to_sneak_attack,
+        "flat_footed": c.flat_footed,
+        "all_around_vision": c.all_around_vision,
+        "threatens": c.threatens,
+        "armor": c.armor,
+        "improved_chieftain": c.improved_chieftain,
+        "pack_fighter_bonus": c.pack_fighter_bonus,
+        "faceless": c.faceless,
+        "spells": list(c.spells),
+        "reach": c.reach,
     }
     if c.sneak_attack is not None:
         out["sneak_attack"] = c.sneak_attack

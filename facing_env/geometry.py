@@ -26,12 +26,30 @@ from facing_env.types import Area, GridKind, Pos, Ruleset, Side, Size
 
 SQUARE_DIRECTIONS: tuple[str, ...] = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
 SQUARE_VECTORS: tuple[Pos, ...] = (
-    (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1),
+    (0, -1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
 )
 HEX_DIRECTIONS: tuple[str, ...] = ("E", "NE", "NW", "W", "SW", "SE")
 HEX_VECTORS: tuple[Pos, ...] = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
 HEX_FACINGS: tuple[str, ...] = (
-    "E", "ENE", "NE", "N", "NW", "WNW", "W", "WSW", "SW", "S", "SE", "ESE",
+    "E",
+    "ENE",
+    "NE",
+    "N",
+    "NW",
+    "WNW",
+    "W",
+    "WSW",
+    "SW",
+    "S",
+    "SE",
+    "ESE",
 )
 _EPS = 1e-6
 _SQRT3 = math.sqrt(3.0)
@@ -172,9 +190,7 @@ def cell_distance(kind: GridKind, a: Pos, b: Pos, diagonal_rule: str) -> int:
     return square_distance(a[0] - b[0], a[1] - b[1], diagonal_rule)
 
 
-def cells_distance(
-    kind: GridKind, a: Iterable[Pos], b: Iterable[Pos], diagonal_rule: str
-) -> int:
+def cells_distance(kind: GridKind, a: Iterable[Pos], b: Iterable[Pos], diagonal_rule: str) -> int:
     """Smallest distance between any cell of ``a`` and any cell of ``b``."""
     bs = tuple(b)
     return min(cell_distance(kind, p, q, diagonal_rule) for p in a for q in bs)
@@ -266,17 +282,15 @@ class AreaCell:
     side: Side
 
 
-def classify(
-    kind: GridKind, ruleset: Ruleset, shape: Shape, facing: int, offset: Pos
-) -> AreaCell:
+def classify(kind: GridKind, ruleset: Ruleset, shape: Shape, facing: int, offset: Pos) -> AreaCell:
     """Area of a cell at ``offset`` from the creature's ``pos`` by the angle rule."""
     row = RULESETS[ruleset]
     cx, cy = shape.centroid
     px, py = cell_centre(kind, offset)
     diff = _norm180(vector_angle(px - cx, py - cy) - facing_angle(kind, facing))
     mag = abs(diff)
-    side = Side.CENTRE if mag < _EPS or mag > 180.0 - _EPS else (
-        Side.LEFT if diff > 0 else Side.RIGHT
+    side = (
+        Side.CENTRE if mag < _EPS or mag > 180.0 - _EPS else (Side.LEFT if diff > 0 else Side.RIGHT)
     )
     rear_min = row.rear_min[kind]
     is_rear = mag > rear_min + _EPS if row.rear_strict[kind] else mag >= rear_min - _EPS

@@ -133,4 +133,3 @@ class BattleSpec(_Strict):
     map: Optional[str] = None
     terrain: tuple[TerrainSpec, ...] = ()
     creatures: tuple[CreatureSpec, ...] = ()
-

@@ -18,7 +18,7 @@ Target = str | Creature | Pos | Sequence[int]
 
 def target_cells(battle: Battle, target: Target) -> tuple[Pos, ...]:
     """Cells of a target given as a creature id, a Creature, or an ``(x, y)`` cell."""
-    if isinstance(target, Creature) or isinstance(target, str):
+    if isinstance(target, (Creature, str)):
         return battle.cells_of(target)
     if (
         isinstance(target, (tuple, list))

@@ -88,7 +88,9 @@ def _placements(
     feet = attack.range if ranged else attack.reach
     a_cells, d_cells = battle.cells_of(a), battle.cells_of(d)
     pairs = [
-        (ac, dc) for ac in a_cells for dc in d_cells
+        (ac, dc)
+        for ac in a_cells
+        for dc in d_cells
         if ranged or battle.distance(ac, dc) * FEET_PER_SQUARE <= feet
     ] or [(ac, dc) for ac in a_cells for dc in d_cells]
     return [(cell_area(battle, a, dc), cell_area(battle, d, ac)) for ac, dc in pairs]
@@ -112,15 +114,23 @@ def _own_penalty(a: Creature, own: AreaCell | None, kind: AttackKind, attack: At
 
 
 def _positional_terms(
-    battle: Battle, a: Creature, d: Creature, own: AreaCell | None, opp: AreaCell | None,
-    kind: AttackKind, attack: Attack, ranged: bool,
+    battle: Battle,
+    a: Creature,
+    d: Creature,
+    own: AreaCell | None,
+    opp: AreaCell | None,
+    kind: AttackKind,
+    attack: Attack,
+    ranged: bool,
 ) -> dict[str, int]:
     rules = battle.rules
     immune = cannot_be_flanked(battle, d)
     if rules.facing_penalties:  # ua35
         bonus = 0 if opp is None or immune else rules.opponent_bonus[opp.area]
-        return {"facing_own_area": _own_penalty(a, own, kind, attack),
-                "facing_opponent_area": bonus}
+        return {
+            "facing_own_area": _own_penalty(a, own, kind, attack),
+            "facing_opponent_area": bonus,
+        }
     if rules.auto_turn_on_attack:  # side_rear: the flanked condition (SR-07..SR-13, IC-10)
         if opp is None or immune or ranged:
             return {"flanked": 0, "pack_fighter": 0}

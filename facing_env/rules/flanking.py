@@ -102,7 +102,9 @@ def _opposite(battle: Battle, attacker: Creature, ally: Creature, defender: Crea
     return False
 
 
-def flanking_allies(battle: Battle, attacker: str | Creature, defender: str | Creature) -> list[str]:
+def flanking_allies(
+    battle: Battle, attacker: str | Creature, defender: str | Creature
+) -> list[str]:
     """Allies with whom ``attacker`` flanks ``defender`` (EP-FLANK-01: both threaten it)."""
     a, d = battle.creature(attacker), battle.creature(defender)
     d_cells = battle.cells_of(d)

@@ -35,7 +35,11 @@ def parse_direction(battle: Battle, direction: str | int) -> int:
     names = geometry.direction_names(battle.kind)
     if isinstance(direction, str) and direction.upper() in names:
         return names.index(direction.upper())
-    if isinstance(direction, int) and not isinstance(direction, bool) and 0 <= direction < len(names):
+    if (
+        isinstance(direction, int)
+        and not isinstance(direction, bool)
+        and 0 <= direction < len(names)
+    ):
         return direction
     raise RulesQueryError(f"unknown direction {direction!r}; expected one of {' '.join(names)}")
 
@@ -50,14 +54,19 @@ def step_area(battle: Battle, mover: str | Creature, direction: str | int) -> st
     d = parse_direction(battle, direction)
     if battle.table(m) is None:
         return Area.NONE.value
-    diff = abs(geometry._norm180(
-        geometry.direction_angle(battle.kind, d) - geometry.facing_angle(battle.kind, m.facing)
-    ))
+    diff = abs(
+        geometry._norm180(
+            geometry.direction_angle(battle.kind, d) - geometry.facing_angle(battle.kind, m.facing)
+        )
+    )
     row = battle.rules
     if diff <= row.front_max[battle.kind] + 1e-6:
         return Area.FRONT.value
-    rear = diff > row.rear_min[battle.kind] + 1e-6 if row.rear_strict[battle.kind] else (
-        diff >= row.rear_min[battle.kind] - 1e-6)
+    rear = (
+        diff > row.rear_min[battle.kind] + 1e-6
+        if row.rear_strict[battle.kind]
+        else (diff >= row.rear_min[battle.kind] - 1e-6)
+    )
     return (Area.REAR if rear else row.side_area).value
 
 

@@ -7,6 +7,7 @@ move provokes, only the modifiers (UA-AOO-01..03, see ``attacks.facing_modifier`
 
 from __future__ import annotations
 
+import itertools
 from functools import cache
 from typing import Iterable, Sequence
 
@@ -34,7 +35,9 @@ def can_make_attacks_of_opportunity(creature: Creature) -> bool:
 
 
 @cache
-def _offsets_within(kind: GridKind, shape: Shape, radius: int, diagonal_rule: str) -> frozenset[Pos]:
+def _offsets_within(
+    kind: GridKind, shape: Shape, radius: int, diagonal_rule: str
+) -> frozenset[Pos]:
     cells = shape.offsets
     span = radius + 6
     return frozenset(
@@ -137,7 +140,7 @@ def provokers(
     }
     order: list[str] = []
     positions = _positions(m, path)
-    for here, there in zip(positions, positions[1:]):
+    for here, there in itertools.pairwise(positions):
         left = set(m.shape.cells(here)) - set(m.shape.cells(there))
         for eid, zone in zones.items():
             if eid not in order and not zone.isdisjoint(left):
