@@ -7,6 +7,7 @@ index, so the engine can update it in place and a batched engine can mirror it.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
@@ -232,6 +233,12 @@ class Battle:
         for cell in c.shape.cells(c.pos):
             if c.id in self._occupancy.get(cell, []):
                 self._occupancy[cell].remove(c.id)
+
+    def clone(self) -> Battle:
+        """A fresh copy for a new episode: creatures copied, the terrain array shared."""
+        creatures = {k: dataclasses.replace(c) for k, c in self.creatures.items()}
+        return Battle(self.ruleset, self.kind, self.width, self.height, self.diagonal_rule,
+                      self.terrain, creatures)
 
     def copy(self) -> Battle:
         """An independent copy (for search and tests; the engine never copies per step)."""

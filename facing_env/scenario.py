@@ -1,0 +1,259 @@
+"""Scenarios: YAML files validated with clear errors, a registry, and a seeded generator.
+
+A scenario is a battle spec (DESIGN.md section 4) plus episode settings: ``name``,
+``description``, ``max_rounds``, ``dice`` (``roll`` or ``expected``), reward ``weights`` and
+the ``observation`` window. Creatures may start from a bestiary stat block with
+``template: NAME`` (``configs/bestiary.yaml``). A ``generator`` section instead of
+``creatures`` makes a procedural scenario: every reset draws a new battle from the env's
+seeded generator. Files are read with ``yaml.safe_load``; nothing in them is executed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal, Mapping, Optional
+
+import numpy as np
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from facing_env.battle import Battle
+from facing_env.errors import ScenarioError
+
+CONFIG_DIR = Path(__file__).with_name("configs")
+BESTIARY_FILE = CONFIG_DIR / "bestiary.yaml"
+DEFAULT_SCENARIO = "duel"
+_BATTLE_KEYS = ("ruleset", "grid", "diagonal", "map", "terrain", "creatures")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RewardWeights(_Strict):
+    """Reward weights (``rewards.py``): per hit point, per kill, per outcome."""
+
+    damage_dealt: float = 0.05
+    damage_taken: float = 0.0
+    kill: float = 0.5
+    victory: float = 1.0
+    defeat: float = -1.0
+    draw: float = 0.0
+
+
+class ObservationSpec(_Strict):
+    """Observation options: the side of the egocentric window (odd) and the table size."""
+
+    window: int = Field(default=11, ge=3, le=63)
+    max_creatures: Optional[int] = Field(default=None, ge=2, le=64)
+
+
+class GeneratorSpec(_Strict):
+    """Procedural battles: teams drawn from the bestiary on a random board."""
+
+    teams: tuple[str, ...] = ("red", "blue")
+    team_size: tuple[int, int] = (1, 3)
+    bestiary: tuple[str, ...] = ("fighter", "rogue", "cleric", "gnoll", "wolf")
+    width: tuple[int, int] = (8, 14)
+    height: tuple[int, int] = (8, 14)
+    terrain_density: float = Field(default=0.08, ge=0.0, le=0.5)
+    ruleset: Literal["ua35", "side_rear", "standard"] = "ua35"
+    grid: Literal["square", "hex"] = "square"
+
+
+class ScenarioFile(_Strict):
+    """Top-level keys of a scenario file besides the battle spec."""
+
+    name: str
+    description: str = ""
+    max_rounds: int = Field(default=30, ge=1, le=10_000)
+    dice: Literal["roll", "expected"] = "roll"
+    rewards: RewardWeights = RewardWeights()
+    observation: ObservationSpec = ObservationSpec()
+    generator: Optional[GeneratorSpec] = None
+
+
+@dataclass
+class Scenario:
+    """A validated scenario: settings and a way to build a fresh battle for each episode."""
+
+    name: str
+    description: str
+    max_rounds: int
+    dice: str
+    rewards: RewardWeights
+    observation: ObservationSpec
+    spec: dict[str, Any] | None = None  # the battle spec (static scenarios)
+    generator: GeneratorSpec | None = None
+    source: str = "<dict>"
+    _template: Battle | None = field(default=None, repr=False)
+
+    def build(self, rng: np.random.Generator) -> Battle:
+        """A fresh battle: a copy of the static battle, or a new procedural one."""
+        if self.generator is not None:
+            return Battle.from_spec(generate_spec(self.generator, rng), file=self.source)
+        if self._template is None:
+            self._template = Battle.from_spec(self.spec or {}, file=self.source)
+        return self._template.clone()
+
+    @property
+    def teams(self) -> tuple[str, ...]:
+        """Team names in order of first appearance."""
+        if self.generator is not None:
+            return self.generator.teams
+        teams: list[str] = []
+        for c in (self.spec or {}).get("creatures", []):
+            team = c.get("team", c["id"])
+            if team not in teams:
+                teams.append(team)
+        return tuple(teams)
+
+    def max_creatures(self) -> int:
+        """Slots in the observation's creature table."""
+        if self.observation.max_creatures is not None:
+            return self.observation.max_creatures
+        if self.generator is not None:
+            return len(self.generator.teams) * self.generator.team_size[1]
+        return len((self.spec or {}).get("creatures", []))
+
+
+@cache
+def bestiary() -> Mapping[str, Mapping[str, Any]]:
+    """The stat blocks of ``configs/bestiary.yaml``."""
+    data = _read_yaml(BESTIARY_FILE)
+    if not isinstance(data, dict):
+        raise ScenarioError("the bestiary must be a mapping of name -> stat block",
+                            file=str(BESTIARY_FILE))
+    return data
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(f"cannot read the file: {exc.strerror}", file=str(path)) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ScenarioError(f"not valid YAML: {exc}", file=str(path)) from None
+
+
+def _expand_templates(creatures: Any, source: str) -> Any:
+    if not isinstance(creatures, list):
+        return creatures
+    out = []
+    for i, c in enumerate(creatures):
+        if isinstance(c, dict) and "template" in c:
+            name = c["template"]
+            block = bestiary().get(name) if isinstance(name, str) else None
+            if block is None:
+                known = ", ".join(sorted(bestiary()))
+                raise ScenarioError(f"unknown template {name!r} (bestiary: {known})",
+                                    file=source, creature=str(c.get("id", f"#{i}")),
+                                    field="template")
+            c = {**block, **{k: v for k, v in c.items() if k != "template"}}
+        out.append(c)
+    return out
+
+
+def scenario_from_dict(data: Any, source: str = "<dict>") -> Scenario:
+    """Validate a scenario mapping (as read from YAML) and build a :class:`Scenario`."""
+    if not isinstance(data, dict):
+        raise ScenarioError("a scenario must be a mapping at the top level", file=source)
+    settings = {k: v for k, v in data.items() if k not in _BATTLE_KEYS}
+    try:
+        parsed = ScenarioFile.model_validate(settings)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or None
+        msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
+        raise ScenarioError(msg, file=source, field=where) from None
+    spec = {k: v for k, v in data.items() if k in _BATTLE_KEYS}
+    if "creatures" in spec:
+        spec["creatures"] = _expand_templates(spec["creatures"], source)
+    scenario = Scenario(parsed.name, parsed.description, parsed.max_rounds, parsed.dice,
+                        parsed.rewards, parsed.observation, spec, parsed.generator, source)
+    if parsed.generator is None:
+        battle = Battle.from_spec(spec, file=source)
+        teams = {c.team for c in battle.creatures.values()}
+        if len(teams) < 2:
+            raise ScenarioError("a scenario needs creatures of at least two teams",
+                                file=source, field="creatures")
+        scenario._template = battle
+    else:
+        for name in parsed.generator.bestiary:
+            if name not in bestiary():
+                raise ScenarioError(f"unknown bestiary entry {name!r}", file=source,
+                                    field="generator.bestiary")
+    return scenario
+
+
+def load_scenario(name_or_path: str | Path) -> Scenario:
+    """Load a built-in scenario by name (see :func:`scenario_names`) or a YAML file path."""
+    path = Path(name_or_path)
+    if not path.suffix:
+        candidate = CONFIG_DIR / f"{name_or_path}.yaml"
+        if not candidate.exists():
+            known = ", ".join(scenario_names())
+            raise ScenarioError(f"unknown scenario {str(name_or_path)!r} (built-in: {known})")
+        path = candidate
+    return scenario_from_dict(_read_yaml(path), source=str(path))
+
+
+def scenario_names() -> tuple[str, ...]:
+    """Names of the built-in scenarios (the files in ``configs/`` but the bestiary)."""
+    return tuple(sorted(p.stem for p in CONFIG_DIR.glob("*.yaml") if p != BESTIARY_FILE))
+
+
+# -- procedural generation ------------------------------------------------------------------
+
+
+def _rint(rng: np.random.Generator, bounds: tuple[int, int]) -> int:
+    return int(rng.integers(bounds[0], bounds[1] + 1))
+
+
+def generate_spec(gen: GeneratorSpec, rng: np.random.Generator) -> dict[str, Any]:
+    """A random battle spec: board, scattered terrain and teams facing each other."""
+    width, height = _rint(rng, gen.width), _rint(rng, gen.height)
+    kinds = ("pillar", "difficult", "blocked")
+    n_cells = int(gen.terrain_density * width * height)
+    terrain = {}
+    for _ in range(n_cells):
+        pos = (int(rng.integers(0, width)), int(rng.integers(1, max(height - 1, 2))))
+        terrain[pos] = kinds[int(rng.integers(0, len(kinds)))]
+    creatures: list[dict[str, Any]] = []
+    taken: set[tuple[int, int]] = set()
+    facings = ("S", "N") if gen.grid == "square" else ("SE", "NW")
+    for t, team in enumerate(gen.teams):
+        n = _rint(rng, gen.team_size)
+        row_band = (0, 1) if t % 2 == 0 else (height - 2, height - 1)
+        for i in range(n):
+            name = gen.bestiary[int(rng.integers(0, len(gen.bestiary)))]
+            block = dict(bestiary()[name])
+            for _ in range(200):
+                y = int(rng.integers(row_band[0], row_band[1] + 1))
+                x = int(rng.integers(0, width))
+                col_x = x - (y >> 1) if gen.grid == "hex" else x
+                side = 2 if block.get("size") == "Large" else 1
+                cells = {(x + i2, y + j2) for i2 in range(side) for j2 in range(side)}
+                if gen.grid == "hex":
+                    side = 1
+                    block["size"] = "Medium" if block.get("size") == "Large" else block.get("size")
+                    cells = {(x, y)}
+                if any(c in taken or c in terrain for c in cells):
+                    continue
+                if max(c[0] for c in cells) >= width or max(c[1] for c in cells) >= height:
+                    continue
+                taken |= cells
+                creatures.append({**block, "id": f"{team}_{name}_{i}", "team": team,
+                                  "pos": [col_x, y], "facing": facings[t % 2]})
+                break
+    return {
+        "ruleset": gen.ruleset,
+        "grid": {"kind": gen.grid, "width": width, "height": height},
+        "terrain": [{"pos": [p[0] - (p[1] >> 1) if gen.grid == "hex" else p[0], p[1]],
+                     "kind": k} for p, k in terrain.items() if p not in taken],
+        "creatures": creatures,
+    }
