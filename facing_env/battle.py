@@ -237,8 +237,15 @@ class Battle:
     def clone(self) -> Battle:
         """A fresh copy for a new episode: creatures copied, the terrain array shared."""
         creatures = {k: dataclasses.replace(c) for k, c in self.creatures.items()}
-        return Battle(self.ruleset, self.kind, self.width, self.height, self.diagonal_rule,
-                      self.terrain, creatures)
+        return Battle(
+            self.ruleset,
+            self.kind,
+            self.width,
+            self.height,
+            self.diagonal_rule,
+            self.terrain,
+            creatures,
+        )
 
     def copy(self) -> Battle:
         """An independent copy (for search and tests; the engine never copies per step)."""

@@ -124,8 +124,9 @@ def bestiary() -> Mapping[str, Mapping[str, Any]]:
     """The stat blocks of ``configs/bestiary.yaml``."""
     data = _read_yaml(BESTIARY_FILE)
     if not isinstance(data, dict):
-        raise ScenarioError("the bestiary must be a mapping of name -> stat block",
-                            file=str(BESTIARY_FILE))
+        raise ScenarioError(
+            "the bestiary must be a mapping of name -> stat block", file=str(BESTIARY_FILE)
+        )
     return data
 
 
@@ -150,9 +151,12 @@ def _expand_templates(creatures: Any, source: str) -> Any:
             block = bestiary().get(name) if isinstance(name, str) else None
             if block is None:
                 known = ", ".join(sorted(bestiary()))
-                raise ScenarioError(f"unknown template {name!r} (bestiary: {known})",
-                                    file=source, creature=str(c.get("id", f"#{i}")),
-                                    field="template")
+                raise ScenarioError(
+                    f"unknown template {name!r} (bestiary: {known})",
+                    file=source,
+                    creature=str(c.get("id", f"#{i}")),
+                    field="template",
+                )
             c = {**block, **{k: v for k, v in c.items() if k != "template"}}
         out.append(c)
     return out
@@ -173,20 +177,31 @@ def scenario_from_dict(data: Any, source: str = "<dict>") -> Scenario:
     spec = {k: v for k, v in data.items() if k in _BATTLE_KEYS}
     if "creatures" in spec:
         spec["creatures"] = _expand_templates(spec["creatures"], source)
-    scenario = Scenario(parsed.name, parsed.description, parsed.max_rounds, parsed.dice,
-                        parsed.rewards, parsed.observation, spec, parsed.generator, source)
+    scenario = Scenario(
+        parsed.name,
+        parsed.description,
+        parsed.max_rounds,
+        parsed.dice,
+        parsed.rewards,
+        parsed.observation,
+        spec,
+        parsed.generator,
+        source,
+    )
     if parsed.generator is None:
         battle = Battle.from_spec(spec, file=source)
         teams = {c.team for c in battle.creatures.values()}
         if len(teams) < 2:
-            raise ScenarioError("a scenario needs creatures of at least two teams",
-                                file=source, field="creatures")
+            raise ScenarioError(
+                "a scenario needs creatures of at least two teams", file=source, field="creatures"
+            )
         scenario._template = battle
     else:
         for name in parsed.generator.bestiary:
             if name not in bestiary():
-                raise ScenarioError(f"unknown bestiary entry {name!r}", file=source,
-                                    field="generator.bestiary")
+                raise ScenarioError(
+                    f"unknown bestiary entry {name!r}", file=source, field="generator.bestiary"
+                )
     return scenario
 
 
@@ -247,13 +262,23 @@ def generate_spec(gen: GeneratorSpec, rng: np.random.Generator) -> dict[str, Any
                 if max(c[0] for c in cells) >= width or max(c[1] for c in cells) >= height:
                     continue
                 taken |= cells
-                creatures.append({**block, "id": f"{team}_{name}_{i}", "team": team,
-                                  "pos": [col_x, y], "facing": facings[t % 2]})
+                creatures.append(
+                    {
+                        **block,
+                        "id": f"{team}_{name}_{i}",
+                        "team": team,
+                        "pos": [col_x, y],
+                        "facing": facings[t % 2],
+                    }
+                )
                 break
     return {
         "ruleset": gen.ruleset,
         "grid": {"kind": gen.grid, "width": width, "height": height},
-        "terrain": [{"pos": [p[0] - (p[1] >> 1) if gen.grid == "hex" else p[0], p[1]],
-                     "kind": k} for p, k in terrain.items() if p not in taken],
+        "terrain": [
+            {"pos": [p[0] - (p[1] >> 1) if gen.grid == "hex" else p[0], p[1]], "kind": k}
+            for p, k in terrain.items()
+            if p not in taken
+        ],
         "creatures": creatures,
     }

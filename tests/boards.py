@@ -46,7 +46,9 @@ def board(text: str, ruleset: str = "ua35", *, grid: str = "square", **creatures
         xs, ys = [p[0] for p in squares], [p[1] for p in squares]
         side = max(xs) - min(xs) + 1
         fields.setdefault("id", letter)
-        fields.setdefault("size", _SIZE_BY_SIDE.get(side, "Medium") if grid == "square" else "Medium")
+        fields.setdefault(
+            "size", _SIZE_BY_SIDE.get(side, "Medium") if grid == "square" else "Medium"
+        )
         fields.setdefault("pos", [min(xs), min(ys)])
         specs.append(fields)
     unknown = set(creatures) - set(cells)

@@ -210,9 +210,9 @@ def shield_applies(
         where = cell_area(battle, d, cell)
         if where is None or where.area is Area.FRONT:
             continue
-        if source == "shield" and where.area is battle.rules.side_area and d.shield is not None:
-            if where.side is Side(d.shield.side):
-                continue
+        on_shield_side = d.shield is not None and where.side is Side(d.shield.side)
+        if source == "shield" and where.area is battle.rules.side_area and on_shield_side:
+            continue
         return False
     return True
 
