@@ -330,7 +330,9 @@ def _build(spec: BattleSpec, *, explicit_grid: bool) -> Battle:
     if rows is not None:
         if len(rows) != height or any(len(r) != width for r in rows):
             raise ScenarioError(
-                f"map is {max(len(r) for r in rows)}x{len(rows)} but the grid is {width}x{height}",
+                f"map is {len(rows[0])}x{len(rows)} but the grid is {width}x{height}"
+                if len({len(r) for r in rows}) == 1
+                else f"map rows are ragged (lengths {sorted({len(r) for r in rows})})",
                 field="map",
             )
         for r, line in enumerate(rows):
@@ -473,8 +475,12 @@ def _facing(battle: Battle, cs: CreatureSpec, shape: Shape) -> int:
     if SIZES[size].has_facing and not cs.faceless and index not in allowed:
         ok = " ".join(names[i] for i in allowed)
         raise ScenarioError(
-            f"facing {names[index]} is not allowed for this creature here (allowed: {ok};"
-            " IC-11: multi-square creatures face orthogonally under side_rear)",
+            f"facing {names[index]} is not allowed for this creature here (allowed: {ok})"
+            + (
+                "; IC-11: multi-square creatures face orthogonally under side_rear"
+                if battle.kind is GridKind.SQUARE
+                else "; single hexes face a neighbour, triangles a corner"
+            ),
             creature=cs.id,
             field="facing",
         )

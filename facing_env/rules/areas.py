@@ -34,12 +34,19 @@ def area_of(battle: Battle, of: str | Creature, target: Target) -> str:
 
 
 def side_of(battle: Battle, of: str | Creature, target: Target) -> str:
-    """``"left"``, ``"right"`` or ``"centre"`` of ``of``'s facing (IC-16), for shields."""
+    """``"left"``, ``"right"`` or ``"centre"`` of ``of``'s facing (IC-16), for shields.
+
+    A creature is judged by its squares in its most exposed area (as in :func:`area_of`):
+    left or right when those squares lie on that side only (or straight ahead/behind),
+    centre when they are all straight ahead/behind or on both sides.
+    """
     c = battle.creature(of)
     found = [a for a in (cell_area(battle, c, x) for x in target_cells(battle, target)) if a]
     if not found:
         return Side.CENTRE.value
-    return most_exposed(found).side.value
+    worst = most_exposed(found).area
+    sides = {a.side for a in found if a.area is worst} - {Side.CENTRE}
+    return sides.pop().value if len(sides) == 1 else Side.CENTRE.value
 
 
 def areas(battle: Battle, of: str | Creature) -> dict[str, frozenset[Pos]]:

@@ -145,7 +145,11 @@ def movement_allowance(battle: Battle, creature: str | Creature, mode: str = "wa
     """Squares a creature may move: speed (walk, withdraw, charge), x2 for a double move
     (EP-DBL-01), x4 running or x3 in heavy armour (EP-RUN-01, IC-13), 1 for a 5-foot step."""
     c = battle.creature(creature)
-    move = MoveMode(mode)
+    try:
+        move = MoveMode(mode)
+    except ValueError:
+        names = ", ".join(x.value for x in MoveMode)
+        raise RulesQueryError(f"unknown movement mode {mode!r}; expected one of {names}") from None
     squares = c.speed // FEET_PER_SQUARE
     if move is MoveMode.DOUBLE_MOVE:
         return squares * DOUBLE_MOVE_MULTIPLIER

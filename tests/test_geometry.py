@@ -1,0 +1,772 @@
+"""Geometry of facing areas: golden counts, drawn rings, left/right, distances, beyond.
+
+Rule ids refer to ../shared/RULES.md: UA-FACE-01..06, UA-FCL-01/02, UA-HEX-01/03,
+SR-05, SR-06, IC-01..05, IC-11, IC-16.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from facing_env import Battle, ScenarioError
+from facing_env.geometry import (
+    allowed_facings,
+    area_table,
+    default_shape,
+    facing_names,
+    hex_distance,
+    square_distance,
+)
+from facing_env.rules import area_counts, area_of, areas, side_of, threatened_cells
+from facing_env.types import GridKind, Ruleset, Size
+from tests.boards import board
+
+SQUARE_ORTHOGONAL = ("N", "E", "S", "W")
+SQUARE_DIAGONAL = ("NE", "SE", "SW", "NW")
+NO_FACING = (Size.FINE, Size.DIMINUTIVE, Size.TINY)  # UA-FACE-06, UA-FCL-02
+
+# -- golden count tables ----------------------------------------------------------------------
+# (front, flank-or-side, rear) per size; the square tables are RULES.md UA-FACE-02/03 (IC-01
+# column) and SR-05 (with the extrapolated Huge/Gargantuan/Colossal counts of IC-11).
+
+UA35_SQUARE = {  # size: (orthogonal, diagonal)
+    Size.SMALL: ((3, 2, 3), (3, 2, 3)),
+    Size.MEDIUM: ((3, 2, 3), (3, 2, 3)),
+    Size.LARGE: ((4, 4, 4), (3, 6, 3)),
+    Size.HUGE: ((5, 6, 5), (5, 6, 5)),
+    Size.GARGANTUAN: ((6, 8, 6), (5, 10, 5)),
+    Size.COLOSSAL: ((7, 10, 7), (7, 10, 7)),
+}
+SIDE_REAR_SQUARE = {  # SR-05: 1 space 3/4/1 in all 8 facings; Large 4/6/2; then n+2/2n+2/n
+    Size.SMALL: (3, 4, 1),
+    Size.MEDIUM: (3, 4, 1),
+    Size.LARGE: (4, 6, 2),
+    Size.HUGE: (5, 8, 3),
+    Size.GARGANTUAN: (6, 10, 4),
+    Size.COLOSSAL: (7, 12, 5),
+}
+# Hex, identical in ua35 (IC-05) and side_rear (SR-06). One hex: 3/2/1. Large (the 3-hex
+# triangle of SR-06): 4/4/1 with the apex forward, 3/4/2 with the base forward (SR-06 text).
+# Huge (7-hex flower), Gargantuan (10-hex triangle) and Colossal (19-hex flower) are the
+# PROJECT'S EXTRAPOLATION (UA-HEX-02 gives footprints only as a picture; the counts below
+# are what the angle rule of geometry.py gives, not numbers from the seed texts), and so are
+# the ua35 multi-hex counts (RULES.md UA-HEX-03: "the project extrapolates").
+HEX_APEX_FORWARD = ("N", "WSW", "ESE")  # the up-triangle's corners
+HEX_BASE_FORWARD = ("ENE", "WNW", "S")
+HEX_COUNTS = {
+    Size.SMALL: {f: (3, 2, 1) for f in ("E", "NE", "NW", "W", "SW", "SE")},
+    Size.MEDIUM: {f: (3, 2, 1) for f in ("E", "NE", "NW", "W", "SW", "SE")},
+    Size.LARGE: {
+        **{f: (4, 4, 1) for f in HEX_APEX_FORWARD},
+        **{f: (3, 4, 2) for f in HEX_BASE_FORWARD},
+    },
+    Size.HUGE: {f: (5, 4, 3) for f in ("E", "NE", "NW", "W", "SW", "SE")},  # extrapolation
+    Size.GARGANTUAN: {  # extrapolation
+        **{f: (6, 6, 3) for f in HEX_APEX_FORWARD},
+        **{f: (5, 6, 4) for f in HEX_BASE_FORWARD},
+    },
+    Size.COLOSSAL: {f: (7, 8, 3) for f in ("E", "NE", "NW", "W", "SW", "SE")},  # extrapolation
+}
+
+AREA_KEYS = {
+    Ruleset.UA35: ("front", "flank", "rear"),
+    Ruleset.SIDE_REAR: ("front", "side", "rear"),
+    Ruleset.STANDARD: ("front", "flank", "rear"),
+}
+
+
+def _expected(kind: GridKind, ruleset: Ruleset, size: Size, facing: str) -> tuple[int, ...]:
+    if ruleset is Ruleset.STANDARD or size in NO_FACING:  # IC-18, UA-FACE-06
+        return (0, 0, 0)
+    if kind is GridKind.HEX:
+        return HEX_COUNTS[size][facing]
+    if ruleset is Ruleset.SIDE_REAR:
+        return SIDE_REAR_SQUARE[size]
+    orthogonal, diagonal = UA35_SQUARE[size]
+    return orthogonal if facing in SQUARE_ORTHOGONAL else diagonal
+
+
+def _golden_cases() -> list[tuple[GridKind, Ruleset, Size, str]]:
+    cases = []
+    for kind in GridKind:
+        for ruleset in Ruleset:
+            for size in Size:
+                shape = default_shape(kind, size)
+                for f in allowed_facings(kind, ruleset, shape):
+                    cases.append((kind, ruleset, size, facing_names(kind)[f]))
+    return cases
+
+
+GOLDEN = _golden_cases()
+
+
+def _one(kind: GridKind, ruleset: Ruleset, size: Size, facing: str, **fields) -> Battle:
+    pos = [6, 7] if kind is GridKind.HEX else [4, 4]
+    return Battle.from_spec(
+        {
+            "ruleset": ruleset.value,
+            "grid": {"kind": kind.value, "width": 16, "height": 16},
+            "creatures": [{"id": "c", "size": size.label, "pos": pos, "facing": facing, **fields}],
+        }
+    )
+
+
+def test_golden_table_covers_every_allowed_facing():
+    """UA-FACE-01 (8 square facings), UA-HEX-03 (6 hex facings), IC-11 (side_rear
+    multi-square creatures face N/E/S/W only): the parametrized table is complete."""
+    per = {(k, r, s): 0 for k, r, s, _ in GOLDEN}
+    for k, r, s, _ in GOLDEN:
+        per[(k, r, s)] += 1
+    assert per[(GridKind.SQUARE, Ruleset.UA35, Size.LARGE)] == 8
+    assert per[(GridKind.SQUARE, Ruleset.SIDE_REAR, Size.MEDIUM)] == 8
+    assert per[(GridKind.SQUARE, Ruleset.SIDE_REAR, Size.LARGE)] == 4
+    assert per[(GridKind.HEX, Ruleset.UA35, Size.MEDIUM)] == 6
+    assert per[(GridKind.HEX, Ruleset.SIDE_REAR, Size.LARGE)] == 6
+    assert len(GOLDEN) == 9 * 8 * 3 - 4 * 4 + 9 * 6 * 3
+
+
+@pytest.mark.parametrize(
+    ("kind", "ruleset", "size", "facing"),
+    GOLDEN,
+    ids=[f"{k.value}-{r.value}-{s.label}-{f}" for k, r, s, f in GOLDEN],
+)
+def test_golden_area_counts(kind, ruleset, size, facing):
+    """UA-FACE-02, UA-FACE-03 (IC-01), SR-05 (IC-11), SR-06, IC-05, UA-FACE-06: ring counts
+    (front, flank/side, rear) of every size in every allowed facing, rule set and grid."""
+    battle = _one(kind, ruleset, size, facing)
+    expected = dict(zip(AREA_KEYS[ruleset], _expected(kind, ruleset, size, facing), strict=True))
+    assert area_counts(battle, "c") == expected
+    if ruleset is not Ruleset.STANDARD and size not in NO_FACING:
+        shape = default_shape(kind, size)
+        index = facing_names(kind).index(facing)
+        assert area_table(kind, ruleset, shape, index).counts() == expected
+
+
+def test_standard_area_table_has_no_areas():
+    """IC-18: the standard rule set has no facing areas at all."""
+    shape = default_shape(GridKind.SQUARE, Size.MEDIUM)
+    assert area_table(GridKind.SQUARE, Ruleset.STANDARD, shape, 0).counts() == {}
+
+
+@pytest.mark.parametrize(("facing", "expected"), [("N", (4, 4, 1)), ("S", (3, 4, 2))])
+def test_sr06_large_hex_front_side_hexes(facing, expected):
+    """SR-06: a Large creature using 1 hex as its front side has 4 front / 4 side / 1 rear;
+    using 2 hexes, 3 / 4 / 2. The triangle (0,0),(1,0),(1,-1) at pos (4,4)."""
+    front = [[5, 3]] if facing == "N" else [[4, 4], [5, 4]]
+    spec = {
+        "ruleset": "side_rear",
+        "grid": {"kind": "hex", "width": 12, "height": 12},
+        "creatures": [
+            {
+                "id": "L",
+                "size": "Large",
+                "pos": [4, 4],
+                "hexes": [[4, 4], [5, 4], [5, 3]],
+                "front_side_hexes": front,
+            }
+        ],
+    }
+    battle = Battle.from_spec(spec)
+    assert battle.to_spec()["creatures"][0]["facing"] == facing
+    assert area_counts(battle, "L") == dict(zip(("front", "side", "rear"), expected, strict=True))
+
+
+# -- drawn rings ------------------------------------------------------------------------------
+
+_LETTERS = {"front": "F", "flank": "K", "side": "S", "rear": "R"}
+
+
+def _ring_picture(picture: str, ruleset: str, facing: str, grid: str = "square") -> str:
+    """Build a board from a drawn ring (``C`` = the creature) and redraw it from areas()."""
+    text = textwrap.dedent(picture).strip("\n")
+    rows = [line.replace(" ", "") for line in text.splitlines()]
+    terrain = ["".join("C" if ch == "C" else "." for ch in row) for row in rows]
+    battle = board("\n".join(terrain), ruleset, grid=grid, C={"facing": facing})
+    ring = areas(battle, "C")
+    by_cell = {cell: _LETTERS[a] for a, cells in ring.items() for cell in cells}
+    # areas() and area_of() agree on every ring square
+    assert {c: area_of(battle, "C", c) for cells in ring.values() for c in cells} == {
+        c: a for a, cells in ring.items() for c in cells
+    }
+    out = []
+    for y, row in enumerate(rows):
+        chars = []
+        for x in range(len(row)):
+            cell = (x - (y >> 1), y) if grid == "hex" else (x, y)
+            chars.append("C" if row[x] == "C" else by_cell.get(cell, "."))
+        out.append("".join(chars))
+    return "\n".join(out)
+
+
+def _squash(picture: str) -> str:
+    rows = textwrap.dedent(picture).strip("\n").splitlines()
+    return "\n".join(r.replace(" ", "") for r in rows)
+
+
+RINGS = [
+    # UA-FACE-02 (and IC-02: exactly two flank squares)
+    (
+        "ua35",
+        "N",
+        """
+        F F F
+        K C K
+        R R R
+    """,
+    ),
+    (
+        "ua35",
+        "NE",
+        """
+        K F F
+        R C F
+        R R K
+    """,
+    ),
+    # UA-FACE-03, IC-01
+    (
+        "ua35",
+        "N",
+        """
+        F F F F
+        K C C K
+        K C C K
+        R R R R
+    """,
+    ),
+    (
+        "ua35",
+        "NE",
+        """
+        K K F F
+        K C C F
+        R C C K
+        R R K K
+    """,
+    ),
+    (
+        "ua35",
+        "NE",
+        """
+        K K F F F
+        K C C C F
+        R C C C F
+        R C C C K
+        R R R K K
+    """,
+    ),
+    (
+        "ua35",
+        "NE",
+        """
+        K K K F F F
+        K C C C C F
+        K C C C C F
+        R C C C C K
+        R C C C C K
+        R R R K K K
+    """,
+    ),
+    (
+        "ua35",
+        "NE",
+        """
+        K K K F F F F
+        K C C C C C F
+        K C C C C C F
+        R C C C C C F
+        R C C C C C K
+        R C C C C C K
+        R R R R K K K
+    """,
+    ),
+    # SR-05, IC-11
+    (
+        "side_rear",
+        "N",
+        """
+        F F F
+        S C S
+        S R S
+    """,
+    ),
+    (
+        "side_rear",
+        "NE",
+        """
+        S F F
+        S C F
+        R S S
+    """,
+    ),
+    (
+        "side_rear",
+        "N",
+        """
+        F F F F
+        S C C S
+        S C C S
+        S R R S
+    """,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "facing", "picture"),
+    RINGS,
+    ids=[f"{r}-{f}-{len(_squash(p).splitlines()) - 2}x" for r, f, p in RINGS],
+)
+def test_drawn_rings(ruleset, facing, picture):
+    """UA-FACE-02, UA-FACE-03 (IC-01 drawn rings), SR-05 (IC-11 drawn rings): every ring
+    square of the RULES.md pictures, cell by cell."""
+    assert _ring_picture(picture, ruleset, facing) == _squash(picture)
+
+
+def test_large_ne_is_not_alt_a():
+    """IC-01 vs ALT-A: the face-based reading would make (0,1) of a Large NE facer a rear
+    square and (1,0) front; the chosen angle rule makes both flank squares."""
+    battle = board(
+        """
+        . . . .
+        . L L .
+        . L L .
+        . . . .
+        """,
+        L={"facing": "NE"},
+    )
+    assert (area_of(battle, "L", (0, 1)), area_of(battle, "L", (1, 0))) == ("flank", "flank")
+
+
+@pytest.mark.parametrize("ruleset", ["ua35", "side_rear"])
+def test_hex_ring_facing_e(ruleset):
+    """UA-HEX-03, IC-05 (ua35) and SR-06 (side_rear): a single hex facing E has the E, NE
+    and SE hexes in front, NW and SW on its flanks/sides and W behind it."""
+    side = "K" if ruleset == "ua35" else "S"
+    picture = f"""
+         . {side} F
+          R C F
+         . {side} F
+    """
+    assert _ring_picture(picture, ruleset, "E", grid="hex") == _squash(picture)
+
+
+# -- left and right (IC-16) -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("facing", "cell", "expected"),
+    [
+        ("N", (4, 5), "left"),  # W flank
+        ("N", (6, 5), "right"),  # E flank
+        ("N", (4, 4), "left"),  # NW front corner
+        ("N", (5, 4), "centre"),
+        ("N", (5, 6), "centre"),
+        ("NE", (4, 4), "left"),  # NW corner is the left flank of a NE facer
+        ("NE", (6, 6), "right"),  # SE corner is the right flank
+        ("E", (5, 4), "left"),  # facing E, north is left
+        ("S", (6, 5), "left"),  # facing S, east is left
+        ("W", (5, 6), "left"),  # facing W, south is left
+    ],
+)
+def test_left_right_square(facing, cell, expected):
+    """IC-16, UA-SHLD-02: left = 90 degrees counter-clockwise of the facing on a north-up map."""
+    battle = _medium_at_5_5("ua35", facing)
+    assert side_of(battle, "m", cell) == expected
+
+
+def test_left_right_flank_areas_medium_n():
+    """IC-16, UA-FACE-02: facing N, the left flank is W and the right flank is E."""
+    battle = _medium_at_5_5("ua35", "N")
+    flank = areas(battle, "m")["flank"]
+    assert {c: side_of(battle, "m", c) for c in flank} == {(4, 5): "left", (6, 5): "right"}
+
+
+def test_left_right_large_n():
+    """IC-16: the whole west column of a Large N facer's flank is on its left."""
+    battle = board(
+        """
+        . . . .
+        . L L .
+        . L L .
+        . . . .
+        """,
+        L={"facing": "N"},
+    )
+    sides = {c: side_of(battle, "L", c) for c in areas(battle, "L")["flank"]}
+    assert sides == {(0, 1): "left", (0, 2): "left", (3, 1): "right", (3, 2): "right"}
+
+
+def test_left_right_hex_facing_e():
+    """IC-16, UA-SHLD-02: hex facing E, the left flank is the NW hex, the right the SW hex."""
+    battle = Battle.from_spec(
+        {
+            "grid": {"kind": "hex", "width": 9, "height": 9},
+            "creatures": [{"id": "h", "size": "Medium", "pos": [3, 4], "facing": "E"}],
+        }
+    )
+    assert side_of(battle, "h", (3, 3)) == "left"  # NW (0,-1)
+    assert side_of(battle, "h", (2, 5)) == "right"  # SW (-1,+1)
+    assert areas(battle, "h")["flank"] == frozenset({(3, 3), (2, 5)})
+
+
+@pytest.mark.parametrize(
+    ("picture", "expected"),
+    [
+        (
+            """. . . . .
+            . . M . .
+            . B B B .
+            . B B B .
+            . B B B .""",
+            "centre",
+        ),  # rear squares on both sides
+        (
+            """. . . . .
+            . . M . .
+            . . B B .
+            . . B B .
+            . . . . .""",
+            "right",
+        ),  # rear squares straight behind and to the right
+        (
+            """. . . . .
+            B B M . .
+            B B . . .
+            . . . . .
+            . . . . .""",
+            "left",
+        ),
+    ],
+)
+def test_left_right_of_a_creature(picture, expected):
+    """IC-16 with IC-04: a creature is left or right by its squares in its most exposed
+    area; one straddling both sides is centre (the answer must not depend on the order of
+    its squares, see test_properties)."""
+    battle = board(picture, M={"facing": "N"})
+    assert side_of(battle, "M", "B") == expected
+
+
+# -- distances (UA-HEX-01, IC-07) ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ((0, 0), (0, 0), 0),
+        ((0, 0), (1, 0), 1),
+        ((0, 0), (3, -1), 3),
+        ((0, 0), (2, 2), 4),
+        ((1, -2), (-2, 1), 3),
+        ((0, 0), (-3, 0), 3),
+        ((2, 3), (-1, 1), 5),
+    ],
+)
+def test_hex_distance(a, b, expected):
+    """UA-HEX-01: count hexes by the shorter path, (|dq| + |dr| + |dq + dr|) / 2."""
+    assert hex_distance(a, b) == expected
+    assert hex_distance(b, a) == expected
+
+
+@pytest.mark.parametrize(
+    ("dx", "dy", "alternating", "uniform"),
+    [
+        (0, 0, 0, 0),
+        (1, 1, 1, 1),
+        (2, 2, 3, 2),
+        (3, 3, 4, 3),
+        (4, 1, 4, 4),
+        (5, -2, 6, 5),
+        (-3, 4, 5, 4),
+        (6, 0, 6, 6),
+        (4, 4, 6, 4),
+    ],
+)
+def test_square_distance(dx, dy, alternating, uniform):
+    """UA-HEX-01 (3.5 "every other square counts double") vs EP-GEN-02 ("diagonal moves are
+    the same as straight moves"); IC-07 makes it the ``alternating``/``uniform`` option."""
+    assert square_distance(dx, dy, "alternating") == alternating
+    assert square_distance(dx, dy, "uniform") == uniform
+
+
+@pytest.mark.parametrize(("ruleset", "threatened"), [("ua35", False), ("standard", True)])
+def test_reach_10_diagonal_by_ruleset_diagonal_default(ruleset, threatened):
+    """IC-07, SRD-AOO-01: a reach-10 weapon reaches (2,2) away only when diagonals are
+    uniform (standard default); under alternating (ua35 default) that square is 3 away."""
+    battle = Battle.from_spec(
+        {
+            "ruleset": ruleset,
+            "creatures": [{"id": "p", "size": "Medium", "pos": [5, 5], "attacks": [{"reach": 10}]}],
+        }
+    )
+    zone = threatened_cells(battle, "p")
+    assert ((7, 7) in zone) is threatened
+    assert (7, 6) in zone
+    assert (8, 5) not in zone
+
+
+# -- beyond an area (IC-03), on the compass rays --------------------------------------------------
+
+
+def _medium_at_5_5(ruleset: str, facing: str, **fields) -> Battle:
+    return Battle.from_spec(
+        {
+            "ruleset": ruleset,
+            "grid": {"width": 11, "height": 11},
+            "creatures": [{"id": "m", "size": "Medium", "pos": [5, 5], "facing": facing, **fields}],
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("ray", "expected"),
+    [
+        ((0, -1), "front"),
+        ((1, -1), "front"),
+        ((1, 0), "flank"),
+        ((1, 1), "rear"),
+        ((0, 1), "rear"),
+        ((-1, 1), "rear"),
+        ((-1, 0), "flank"),
+        ((-1, -1), "front"),
+    ],
+)
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_beyond_medium_n_on_compass_rays(ray, expected, k):
+    """IC-03, UA-OPP-01/02 ("or the squares beyond it"): squares k steps out on a compass ray
+    from a Medium N facer lie beyond the ring square of that ray."""
+    battle = _medium_at_5_5("ua35", "N")
+    assert area_of(battle, "m", (5 + k * ray[0], 5 + k * ray[1])) == expected
+
+
+@pytest.mark.parametrize(
+    ("ray", "expected"),
+    [
+        ((0, -1), "front"),
+        ((1, -1), "front"),
+        ((1, 0), "front"),
+        ((1, 1), "flank"),
+        ((0, 1), "rear"),
+        ((-1, 1), "rear"),
+        ((-1, 0), "rear"),
+        ((-1, -1), "flank"),
+    ],
+)
+def test_beyond_huge_ne_on_compass_rays(ray, expected):
+    """IC-03 with IC-01: a Huge NE facer (space (4,4)-(6,6), centre square (5,5)); the
+    straight N and E rays are at exactly 45 degrees (front), S and W at 135 (rear)."""
+    battle = Battle.from_spec(
+        {
+            "grid": {"width": 12, "height": 12},
+            "creatures": [{"id": "h", "size": "Huge", "pos": [4, 4], "facing": "NE"}],
+        }
+    )
+    for k in (2, 3, 4):
+        assert area_of(battle, "h", (5 + k * ray[0], 5 + k * ray[1])) == expected
+
+
+@pytest.mark.parametrize(
+    ("cell", "expected"),
+    [
+        ((7, 4), "front"),
+        ((8, 3), "front"),
+        ((4, 4), "front"),
+        ((3, 3), "front"),
+        ((7, 7), "rear"),
+        ((8, 8), "rear"),
+        ((4, 7), "rear"),
+        ((3, 8), "rear"),
+    ],
+)
+def test_beyond_large_n_on_diagonal_rays(cell, expected):
+    """IC-03, UA-FACE-03 ("front corners", "rear corners"): a Large N facer at (5,5); the
+    diagonal rays through its centre run through its corner squares and beyond."""
+    battle = Battle.from_spec(
+        {
+            "grid": {"width": 12, "height": 12},
+            "creatures": [{"id": "L", "size": "Large", "pos": [5, 5], "facing": "N"}],
+        }
+    )
+    assert area_of(battle, "L", cell) == expected
+
+
+@pytest.mark.parametrize(
+    ("cell", "expected"),
+    [
+        ((5, 2), "front"),
+        ((8, 2), "front"),
+        ((8, 5), "side"),
+        ((8, 8), "side"),
+        ((5, 8), "rear"),
+        ((2, 8), "side"),
+        ((2, 5), "side"),
+        ((2, 2), "front"),
+    ],
+)
+def test_beyond_side_rear_medium_n(cell, expected):
+    """IC-03 with IC-11 (rear strictly beyond 135 degrees): beyond a 1x1 N facer under
+    side_rear only the straight-back ray is rear."""
+    battle = _medium_at_5_5("side_rear", "N")
+    assert area_of(battle, "m", cell) == expected
+
+
+@pytest.mark.parametrize(
+    ("cell", "expected"),
+    [
+        ((8, 5), "front"),
+        ((8, 2), "front"),
+        ((5, 8), "front"),
+        ((5, 2), "flank"),
+        ((2, 8), "flank"),
+        ((2, 5), "rear"),
+    ],
+)
+def test_beyond_hex_medium_e(cell, expected):
+    """IC-03 with IC-05: the six hex rays from a single hex facing E at (5,5)."""
+    battle = Battle.from_spec(
+        {
+            "grid": {"kind": "hex", "width": 14, "height": 12},
+            "creatures": [{"id": "h", "size": "Medium", "pos": [5, 5], "facing": "E"}],
+        }
+    )
+    assert area_of(battle, "h", cell) == expected
+
+
+def test_own_space_is_none():
+    """UA-FACE-04: a square of the creature's own space is in none of its areas."""
+    battle = board(
+        """
+        . . . .
+        . L L .
+        . L L .
+        . . . .
+        """,
+        L={"facing": "N"},
+    )
+    assert [area_of(battle, "L", c) for c in [(1, 1), (2, 1), (1, 2), (2, 2)]] == ["none"] * 4
+
+
+def test_creature_target_counts_by_most_exposed_square():
+    """IC-04 (DESIGN.md 5): a Large creature with squares in a Medium N facer's front and
+    flank lies in its flank."""
+    battle = board(
+        """
+        . . . . .
+        . . . L L
+        . . . L L
+        . . M . .
+        . . . . .
+        """,
+        M={"facing": "N"},
+    )
+    assert area_of(battle, "M", (3, 2)) == "front"
+    assert area_of(battle, "M", (4, 2)) == "flank"
+    assert area_of(battle, "M", "L") == "flank"
+
+
+# -- no facing: faceless, Tiny and smaller, standard (UA-FCL-01/02, UA-FACE-06) ----------------
+
+
+def test_faceless_has_no_areas():
+    """UA-FCL-01, UA-FACE-05: a faceless creature has no front, flank or rear."""
+    battle = board(
+        """
+        . A .
+        . O .
+        . B .
+        """,
+        O={"faceless": True, "facing": "N"},
+    )
+    assert area_of(battle, "O", "A") == "none"
+    assert area_of(battle, "O", "B") == "none"
+    assert area_of(battle, "O", (2, 1)) == "none"
+    assert area_counts(battle, "O") == {"front": 0, "flank": 0, "rear": 0}
+    assert area_of(battle, "A", "O") == "rear"  # A (facing N) still has O behind it
+
+
+@pytest.mark.parametrize("size", ["Fine", "Diminutive", "Tiny"])
+@pytest.mark.parametrize("ruleset", ["ua35", "side_rear"])
+def test_tiny_and_smaller_have_no_facing(size, ruleset):
+    """UA-FACE-06, UA-FCL-02: Tiny and smaller creatures don't have facing (a facing given
+    in the spec is ignored)."""
+    battle = board(
+        """
+        . A .
+        . T .
+        . B .
+        """,
+        ruleset,
+        T={"size": size, "facing": "NE"},
+    )
+    assert area_of(battle, "T", "A") == "none"
+    assert area_of(battle, "T", "B") == "none"
+    assert sum(area_counts(battle, "T").values()) == 0
+    assert area_of(battle, "B", "T") == "front"
+
+
+def test_standard_ruleset_has_no_areas():
+    """IC-18, SRD-FACE-01: the standard rules have no front or rear."""
+    battle = board(
+        """
+        . A .
+        . M .
+        . B .
+        """,
+        "standard",
+        M={"facing": "N"},
+    )
+    assert (area_of(battle, "M", "A"), area_of(battle, "M", "B")) == ("none", "none")
+    assert area_counts(battle, "M") == {"front": 0, "flank": 0, "rear": 0}
+
+
+# -- facing never changes the space (UA-FACE-04) ---------------------------------------------------
+
+
+@pytest.mark.parametrize("size", ["Medium", "Large", "Huge", "Gargantuan", "Colossal"])
+def test_facing_never_changes_the_space(size):
+    """UA-FACE-04: whatever the facing, the space (and so the ring around it) is the same,
+    and the space squares are never in an area."""
+    rings, nones = set(), set()
+    for facing in ("N", "NE", "E", "SE", "S", "SW", "W", "NW"):
+        battle = Battle.from_spec(
+            {
+                "grid": {"width": 12, "height": 12},
+                "creatures": [{"id": "c", "size": size, "pos": [3, 3], "facing": facing}],
+            }
+        )
+        rings.add(frozenset().union(*areas(battle, "c").values()))
+        side = {"Medium": 1, "Large": 2, "Huge": 3, "Gargantuan": 4, "Colossal": 5}[size]
+        space = [(3 + i, 3 + j) for i in range(side) for j in range(side)]
+        nones.add(tuple(area_of(battle, "c", cell) for cell in space))
+        assert battle.to_spec()["creatures"][0]["pos"] == [3, 3]
+    assert len(rings) == 1
+    (ring,) = rings
+    n = {"Medium": 1, "Large": 2, "Huge": 3, "Gargantuan": 4, "Colossal": 5}[size]
+    assert len(ring) == 4 * n + 4
+    assert nones == {("none",) * (n * n)}
+
+
+# -- IC-11: side_rear multi-square creatures face orthogonally -------------------------------------
+
+
+@pytest.mark.parametrize("size", ["Large", "Huge", "Gargantuan", "Colossal"])
+@pytest.mark.parametrize("facing", SQUARE_DIAGONAL)
+def test_side_rear_multi_square_diagonal_facing_rejected(size, facing):
+    """IC-11, SR-05: a diagonally facing Large creature would get 3/6/3, contradicting the
+    fixed 4/6/2, so multi-square creatures face only N/E/S/W under side_rear."""
+    spec = {
+        "ruleset": "side_rear",
+        "creatures": [{"id": "big", "size": size, "pos": [2, 2], "facing": facing}],
+    }
+    with pytest.raises(ScenarioError) as err:
+        Battle.from_spec(spec)
+    assert (err.value.creature, err.value.field) == ("big", "facing")
+    assert "creature 'big'" in str(err.value) and "field 'facing'" in str(err.value)
+
+
+def test_side_rear_single_square_diagonal_facing_allowed():
+    """SR-05: a 1-space creature keeps 3/4/1 in all 8 facings, diagonals included."""
+    battle = _medium_at_5_5("side_rear", "NE")
+    assert area_counts(battle, "m") == {"front": 3, "side": 4, "rear": 1}
