@@ -127,6 +127,8 @@ class Battle:
     terrain: np.ndarray  # int8 [row, col] of Terrain values
     creatures: dict[str, Creature]
     _occupancy: dict[Pos, list[str]] = field(default_factory=dict, repr=False)
+    initiative: Any = field(default=None, repr=False)  # turn.Initiative, set by the engine
+    turn: Any = field(default=None, repr=False)  # turn.TurnState of the acting creature
 
     def __post_init__(self) -> None:
         self.rebuild_occupancy()

@@ -1,0 +1,613 @@
+"""The turn engine: initiative, the d20 action economy, attacks and their outcomes.
+
+``legal_actions(battle)`` is the single source of truth: it lists every action for which
+``why_illegal`` finds nothing wrong, and ``apply`` raises :class:`IllegalActionError` with
+that same reason for anything else. All rules come from :mod:`facing_env.rules`; the
+engine only sequences them (DESIGN.md section 6):
+
+- a turn is a move action plus a standard action, or a full-round action (a full attack
+  with iterative attacks, a double move, a run at x4 / x3 in heavy armour that leaves the
+  runner flat-footed until its next turn, EP-RUN-01, IC-13);
+- one 5-foot step when there is no other movement (EP-5FT-01, UA-MOVE-05, UA-MOVE-06);
+- facing: free while moving and at the end of a move (UA-MOVE-01), once as a free action
+  when not moving or only stepping, else as a move action (UA-MOVE-02); under ``side_rear``
+  once as a reaction at any time in the turn (SR-04, IC-20) and automatically toward the
+  target of every attack (SR-03);
+- attacks of opportunity resolve automatically for every enemy that may take one when the
+  mover leaves a threatened square (``rules.provokers``; one per enemy per turn, one per
+  round per enemy or more with Combat Reflexes, SRD-AOO-05, UA-FEAT-CR);
+- Cleave / Great Cleave: after dropping a foe, one extra attack (UA-FEAT-CLV);
+- every creature is flat-footed until its first turn (SRD-FF-01); initiative is d20 + Dex
+  modifier, ties by Dex, then the seeded generator (SRD-INIT-01).
+
+Steps always end in a free space: moving through an ally's space (EP-WALK-01) would leave
+two creatures in one space between atomic actions, so the engine does not offer it.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from facing_env import geometry, rules
+from facing_env.battle import Battle, Creature
+from facing_env.dice import Dice
+from facing_env.errors import IllegalActionError
+from facing_env.events import Event
+from facing_env.rules.movement import FULL_ROUND
+from facing_env.tables import FEET_PER_SQUARE
+from facing_env.turn import AttackSlot, Initiative, TurnState
+from facing_env.types import GridKind, Terrain
+
+END_TURN = "end_turn"
+MOVE = "move"
+STEP_KEEP_FACING = "step_keep_facing"
+FIVE_FOOT_STEP = "five_foot_step"
+TURN = "turn"
+ATTACK = "attack"
+RUN = "run"
+ACTION_KINDS = (END_TURN, MOVE, STEP_KEEP_FACING, FIVE_FOOT_STEP, TURN, ATTACK, RUN)
+ITERATIVE_STEP = 5
+MAX_ITERATIVES = 3
+
+
+class Action(NamedTuple):
+    """An engine action: a kind and its argument (direction, facing index or target id)."""
+
+    kind: str
+    arg: int | str | None = None
+
+
+# -- setting up ---------------------------------------------------------------------------
+
+
+def start(battle: Battle, dice: Dice, *, flat_footed_start: bool = True) -> list[Event]:
+    """Roll initiative and begin the first turn (SRD-INIT-01, SRD-FF-01)."""
+    keyed = []
+    for c in battle.living():
+        bonus = c.dex_modifier + (4 if c.has_feat("Improved Initiative") else 0)
+        keyed.append((-(dice.d20() + bonus), -c.dex, float(dice.rng.random()), c.id))
+        if flat_footed_start:
+            c.flat_footed = True
+    order = [k[3] for k in sorted(keyed)]
+    battle.initiative = Initiative(order, aoo_used={cid: 0 for cid in order})
+    events = [Event("initiative", cid, round=1) for cid in order]
+    if not is_over(battle):
+        events += _begin_turn(battle)
+    return events
+
+
+def attack_sequence(c: Creature) -> list[AttackSlot]:
+    """A full attack: the first attack with iteratives (-5 each while the base attack
+    bonus stays positive), then each other attack once."""
+    first = c.attacks[0]
+    slots = [AttackSlot(first, 0)]
+    for k in range(1, MAX_ITERATIVES + 1):
+        if c.base_attack_bonus - ITERATIVE_STEP * k < 1:
+            break
+        slots.append(AttackSlot(first, -ITERATIVE_STEP * k))
+    slots.extend(AttackSlot(a, 0) for a in c.attacks[1:])
+    return slots
+
+
+def _begin_turn(battle: Battle) -> list[Event]:
+    init = battle.initiative
+    actor = battle.creatures[init.order[init.index]]
+    actor.flat_footed = False
+    init.aoo_used[actor.id] = 0
+    battle.turn = TurnState(actor.id, remaining=attack_sequence(actor))
+    events = [Event("turn_start", actor.id, round=init.round)]
+    return events + _auto_end(battle)
+
+
+# -- queries ------------------------------------------------------------------------------
+
+
+def actor(battle: Battle) -> Creature | None:
+    """The creature whose turn it is, or None when the battle is over."""
+    if battle.turn is None or is_over(battle):
+        return None
+    return battle.creatures[battle.turn.actor]
+
+
+def living_teams(battle: Battle) -> set[str]:
+    """Teams with at least one living creature."""
+    return {c.team for c in battle.living()}
+
+
+def is_over(battle: Battle) -> bool:
+    """A battle ends when at most one team has living creatures."""
+    return len(living_teams(battle)) <= 1
+
+
+def winner(battle: Battle) -> str | None:
+    """The last team standing, or None (no winner yet, or nobody left)."""
+    teams = living_teams(battle)
+    return next(iter(teams)) if len(teams) == 1 else None
+
+
+def _speed_squares(c: Creature) -> int:
+    return c.speed // FEET_PER_SQUARE
+
+
+def movement_capacity(battle: Battle) -> int:
+    """Squares the actor could still move, using actions it has left (double move)."""
+    ts, c = battle.turn, battle.creatures[battle.turn.actor]
+    if ts.five_foot_step_taken:
+        return 0
+    left = ts.movement_left if ts.moving else 0
+    if ts.running:
+        return left
+    spare = int(ts.move_available) + int(ts.standard_available and ts.attacks_made == 0)
+    return left + spare * _speed_squares(c)
+
+
+def toward_direction(battle: Battle, c: Creature, direction: int) -> int:
+    """The allowed facing closest to a movement direction (turning before a step)."""
+    return _closest_facing(battle, c, geometry.direction_angle(battle.kind, direction))
+
+
+def toward_creature(battle: Battle, c: Creature, target: Creature) -> int:
+    """The allowed facing pointing most directly at another creature (SR-03)."""
+    ax, ay = c.shape.centre_at(c.pos)
+    bx, by = target.shape.centre_at(target.pos)
+    return _closest_facing(battle, c, geometry.vector_angle(bx - ax, by - ay))
+
+
+def _closest_facing(battle: Battle, c: Creature, angle: float) -> int:
+    allowed = geometry.allowed_facings(battle.kind, battle.ruleset, c.shape)
+
+    def gap(f: int) -> tuple[float, int]:
+        diff = abs(geometry._norm180(geometry.facing_angle(battle.kind, f) - angle))
+        return (round(diff, 6), f != c.facing)
+
+    return min(allowed, key=gap)
+
+
+def _turnable(battle: Battle, c: Creature) -> bool:
+    return battle.rules.has_facing and c.has_facing
+
+
+# -- legality -----------------------------------------------------------------------------
+
+
+def why_illegal(battle: Battle, action: Action) -> str | None:
+    """Why the acting creature may not take ``action`` now, or None if it may."""
+    c = actor(battle)
+    if c is None:
+        return "the battle is over"
+    check = _CHECKS.get(action.kind)
+    if check is None:
+        return f"unknown action kind {action.kind!r}"
+    return check(battle, c, action.arg)
+
+
+def legal_actions(battle: Battle) -> list[Action]:
+    """Every action the acting creature may take now (END_TURN always among them)."""
+    c = actor(battle)
+    if c is None:
+        return []
+    n_dirs = len(geometry.direction_names(battle.kind))
+    candidates = [Action(END_TURN), Action(RUN)]
+    for kind in (MOVE, STEP_KEEP_FACING, FIVE_FOOT_STEP):
+        candidates.extend(Action(kind, d) for d in range(n_dirs))
+    candidates.extend(Action(TURN, f) for f in range(len(geometry.facing_names(battle.kind))))
+    candidates.extend(Action(ATTACK, e.id) for e in battle.living() if e.team != c.team)
+    return [a for a in candidates if _CHECKS[a.kind](battle, c, a.arg) is None]
+
+
+def _check_end_turn(battle: Battle, c: Creature, arg: object) -> str | None:
+    return None
+
+
+def _direction(battle: Battle, arg: object) -> int | None:
+    n = len(geometry.direction_names(battle.kind))
+    return arg if isinstance(arg, int) and 0 <= arg < n else None
+
+
+def _step(
+    battle: Battle, c: Creature, d: int, turn_first: bool
+) -> tuple[int | str | None, str | None]:
+    ts = battle.turn
+    if ts.five_foot_step_taken:
+        return None, "a 5-foot step was taken this turn (EP-5FT-01)"
+    cost = rules.step_cost(battle, c, d, turn_first=turn_first, diagonals_so_far=ts.diagonals)
+    if cost is None:
+        return None, "that space cannot be entered"
+    vec = geometry.direction_vectors(battle.kind)[d]
+    for cell in c.shape.cells((c.pos[0] + vec[0], c.pos[1] + vec[1])):
+        if any(o != c.id for o in battle.occupants(cell)):
+            return None, "a step cannot end in another creature's space"
+        if ts.running and battle.terrain_at(cell) is Terrain.DIFFICULT:
+            return None, "a run cannot cross difficult terrain (EP-RUN-01)"
+    if cost == FULL_ROUND:
+        fresh = not ts.moved and ts.move_available and ts.standard_available
+        if not fresh or ts.attacks_made or ts.running:
+            return None, "impeded terrain takes a full-round action (EP-TER-02)"
+        return cost, None
+    if cost > movement_capacity(battle):
+        return None, f"not enough movement left (needs {cost}, has {movement_capacity(battle)})"
+    return cost, None
+
+
+def _check_move(battle: Battle, c: Creature, arg: object) -> str | None:
+    d = _direction(battle, arg)
+    if d is None:
+        return f"no direction {arg!r} on a {battle.kind.value} grid"
+    return _step(battle, c, d, turn_first=True)[1]
+
+
+def _check_step_keep_facing(battle: Battle, c: Creature, arg: object) -> str | None:
+    d = _direction(battle, arg)
+    if d is None:
+        return f"no direction {arg!r} on a {battle.kind.value} grid"
+    if not _turnable(battle, c) or toward_direction(battle, c, d) == c.facing:
+        return "the same as MOVE here: use MOVE"
+    return _step(battle, c, d, turn_first=False)[1]
+
+
+def _check_five_foot_step(battle: Battle, c: Creature, arg: object) -> str | None:
+    d = _direction(battle, arg)
+    if d is None:
+        return f"no direction {arg!r} on a {battle.kind.value} grid"
+    ts = battle.turn
+    if ts.moved or ts.five_foot_step_taken or ts.running:
+        return "a 5-foot step needs a turn without other movement (EP-5FT-01)"
+    if rules.step_cost(battle, c, d, five_foot_step=True) is None:
+        return "no 5-foot step there (EP-5FT-03)"
+    return None
+
+
+def _check_turn(battle: Battle, c: Creature, arg: object) -> str | None:
+    if not _turnable(battle, c):
+        return "this creature has no facing to change"
+    allowed = geometry.allowed_facings(battle.kind, battle.ruleset, c.shape)
+    if arg not in allowed:
+        return f"facing {arg!r} is not allowed for this creature"
+    if arg == c.facing:
+        return "already facing that way"
+    return None if _turn_cost(battle) is not None else "no facing change left (UA-MOVE-02)"
+
+
+def _turn_cost(battle: Battle) -> str | None:
+    """How a facing change would be paid: ``free``, ``free_once``, ``move_action``, None."""
+    ts = battle.turn
+    if ts.moving:
+        return "free"  # UA-MOVE-01, SR-02
+    if battle.rules.auto_turn_on_attack:  # side_rear: a reaction on its turn (SR-04)
+        return None if ts.free_turn_used else "free_once"
+    if ts.moved:
+        return None
+    if not ts.free_turn_used:
+        return "free_once"
+    return "move_action" if ts.move_available else None
+
+
+def _check_run(battle: Battle, c: Creature, arg: object) -> str | None:
+    ts = battle.turn
+    fresh = ts.move_available and ts.standard_available and not ts.attacks_made
+    if not fresh or ts.moved or ts.five_foot_step_taken or ts.running:
+        return "a run is a full-round action (EP-RUN-01)"
+    if c.speed < FEET_PER_SQUARE:
+        return "this creature cannot move"
+    return None
+
+
+def _attack_slots(battle: Battle) -> tuple[list[AttackSlot], str]:
+    ts = battle.turn
+    if ts.cleave is not None:
+        return [ts.cleave], "cleave"
+    if ts.attacks_made == 0:
+        return (ts.remaining, "attack") if ts.standard_available else ([], "attack")
+    if ts.full_attack or (not ts.moved and ts.move_available and not ts.running):
+        return ts.remaining, "attack"
+    return [], "attack"
+
+
+def slot_reaches(battle: Battle, c: Creature, target: Creature, slot: AttackSlot) -> bool:
+    """Whether an attack can hit the target from here: reach or range, and a monster
+    attack's zones (UA-MON-01, UA-MON-02: those attacks go only into their areas)."""
+    if not rules.opportunity.within_reach(battle, c, target, slot.attack):
+        return False
+    if slot.attack.zones and battle.table(c) is not None:
+        zones = {z.value for z in slot.attack.zones}
+        feet = slot.attack.range if slot.attack.ranged else slot.attack.reach
+        own = battle.cells_of(c)
+        return any(
+            rules.area_of(battle, c, cell) in zones
+            for cell in battle.cells_of(target)
+            if min(battle.distance(cell, o) for o in own) * FEET_PER_SQUARE <= feet
+        )
+    return True
+
+
+def _usable_slot(battle: Battle, c: Creature, target: Creature) -> AttackSlot | None:
+    slots, _ = _attack_slots(battle)
+    return next((s for s in slots if slot_reaches(battle, c, target, s)), None)
+
+
+def _check_attack(battle: Battle, c: Creature, arg: object) -> str | None:
+    target = battle.creatures.get(arg) if isinstance(arg, str) else None
+    if target is None or target.hp <= 0 or target.team == c.team:
+        return f"{arg!r} is not a living enemy"
+    if not _attack_slots(battle)[0]:
+        return "no attack left this turn"
+    if _usable_slot(battle, c, target) is None:
+        return f"{target.id} is out of reach of every attack left"
+    return None
+
+
+_CHECKS = {
+    END_TURN: _check_end_turn,
+    MOVE: _check_move,
+    STEP_KEEP_FACING: _check_step_keep_facing,
+    FIVE_FOOT_STEP: _check_five_foot_step,
+    TURN: _check_turn,
+    ATTACK: _check_attack,
+    RUN: _check_run,
+}
+
+
+# -- applying -----------------------------------------------------------------------------
+
+
+def apply(battle: Battle, action: Action, dice: Dice) -> list[Event]:
+    """Apply one action of the acting creature and return what happened.
+
+    Raises :class:`IllegalActionError` naming the action and the reason for anything
+    :func:`legal_actions` would not list. When the actor has nothing left but END_TURN,
+    or dies, its turn ends by itself.
+    """
+    action = Action(*action)
+    reason = why_illegal(battle, action)
+    if reason is not None:
+        raise IllegalActionError(f"illegal action {action.kind}({action.arg!r}): {reason}")
+    c = battle.creatures[battle.turn.actor]
+    if action.kind != ATTACK:
+        battle.turn.cleave = None
+    events = _APPLY[action.kind](battle, c, action.arg, dice)
+    if not is_over(battle):
+        events += _auto_end(battle)
+    return events
+
+
+def _auto_end(battle: Battle) -> list[Event]:
+    events: list[Event] = []
+    while not is_over(battle):
+        c = battle.creatures[battle.turn.actor]
+        if c.hp > 0 and any(a.kind != END_TURN for a in legal_actions(battle)):
+            break
+        events += _end_turn(battle, c, None, None)
+    return events
+
+
+def _end_turn(battle: Battle, c: Creature, arg: object, dice: Dice | None) -> list[Event]:
+    ts, init = battle.turn, battle.initiative
+    if ts.running and not c.has_feat("Runner") and c.hp > 0:
+        c.flat_footed = True  # EP-RUN-01: until the start of its next turn
+    events = [Event("end_turn", c.id, round=init.round)]
+    if c.hp <= 0:
+        init.order.remove(c.id)
+    else:
+        init.index += 1
+    if is_over(battle):
+        return events
+    if init.index >= len(init.order):
+        init.index = 0
+        init.round += 1
+        events.append(Event("round", c.id, round=init.round))
+    return events + _begin_turn(battle)
+
+
+def _open_movement(battle: Battle, c: Creature, cost: int) -> None:
+    """Spend move (then standard) actions until the step is paid for (double move)."""
+    ts = battle.turn
+    if not ts.moving:
+        ts.moving, ts.movement_left = True, 0
+    while ts.movement_left < cost and not ts.running:
+        if ts.move_available:
+            ts.move_available = False
+        else:
+            ts.standard_available = False
+        ts.movement_left += _speed_squares(c)
+
+
+def _apply_step(
+    battle: Battle, c: Creature, arg: object, dice: Dice, turn_first: bool
+) -> list[Event]:
+    d = int(arg)  # type: ignore[arg-type]
+    ts = battle.turn
+    cost, _ = _step(battle, c, d, turn_first)
+    events: list[Event] = []
+    if cost == FULL_ROUND:
+        ts.move_available = ts.standard_available = False
+        ts.moving, ts.movement_left, cost = True, 0, 0
+    else:
+        _open_movement(battle, c, int(cost))  # type: ignore[arg-type]
+    if turn_first and _turnable(battle, c):
+        c.facing = toward_direction(battle, c, d)
+    vec = geometry.direction_vectors(battle.kind)[d]
+    dest = (c.pos[0] + vec[0], c.pos[1] + vec[1])
+    mode = "run" if ts.running else "walk"
+    events += _opportunity_attacks(battle, c, rules.provokers(battle, c, [dest], mode=mode), dice)
+    if c.hp <= 0:
+        return events
+    battle.place(c, dest)
+    ts.movement_left -= int(cost)
+    ts.moved = True
+    if battle.kind is GridKind.SQUARE and vec[0] and vec[1]:
+        ts.diagonals += 1
+    return [
+        *events,
+        Event(MOVE, c.id, pos=dest, facing=c.facing, cost=int(cost), round=battle.initiative.round),
+    ]
+
+
+def _apply_move(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[Event]:
+    return _apply_step(battle, c, arg, dice, turn_first=True)
+
+
+def _apply_step_keep_facing(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[Event]:
+    return _apply_step(battle, c, arg, dice, turn_first=False)
+
+
+def _apply_five_foot_step(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[Event]:
+    vec = geometry.direction_vectors(battle.kind)[int(arg)]  # type: ignore[arg-type]
+    dest = (c.pos[0] + vec[0], c.pos[1] + vec[1])
+    battle.place(c, dest)
+    battle.turn.five_foot_step_taken = True
+    return [
+        Event(
+            FIVE_FOOT_STEP, c.id, pos=dest, facing=c.facing, cost=1, round=battle.initiative.round
+        )
+    ]
+
+
+def _apply_turn(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[Event]:
+    ts = battle.turn
+    how = _turn_cost(battle)
+    if how == "free_once":
+        ts.free_turn_used = True
+    elif how == "move_action":
+        ts.move_available = False
+    c.facing = int(arg)  # type: ignore[arg-type]
+    return [Event(TURN, c.id, facing=c.facing, round=battle.initiative.round)]
+
+
+def _apply_run(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[Event]:
+    ts = battle.turn
+    ts.move_available = ts.standard_available = False
+    ts.running = ts.moving = True
+    ts.movement_left = rules.movement_allowance(battle, c, "run")
+    return [Event(RUN, c.id, cost=ts.movement_left, round=battle.initiative.round)]
+
+
+def _apply_attack(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[Event]:
+    ts = battle.turn
+    target = battle.creatures[str(arg)]
+    slot = _usable_slot(battle, c, target)
+    assert slot is not None
+    kind = "attack"
+    if ts.cleave is not None:
+        kind, ts.cleave = "cleave", None
+    else:
+        if ts.attacks_made == 0:
+            ts.standard_available = False
+            ts.moving, ts.movement_left = False, 0
+            ts.remaining = [s for s in ts.remaining if s.attack.kind == slot.attack.kind]
+        elif not ts.full_attack:
+            ts.full_attack, ts.move_available = True, False
+        ts.remaining.remove(slot)
+        ts.attacks_made += 1
+    events = resolve_attack(battle, c, target, slot, kind, dice)
+    if target.hp <= 0 and _may_cleave(c, ts):
+        ts.cleave, ts.cleaved = slot, True
+        if not any(
+            _check_attack(battle, c, e.id) is None for e in battle.living() if e.team != c.team
+        ):
+            ts.cleave = None
+    return events
+
+
+def _may_cleave(c: Creature, ts: TurnState) -> bool:
+    return c.has_feat("Great Cleave") or (c.has_feat("Cleave") and not ts.cleaved)
+
+
+def resolve_attack(
+    battle: Battle, a: Creature, d: Creature, slot: AttackSlot, kind: str, dice: Dice
+) -> list[Event]:
+    """Roll one attack with every modifier from ``rules.attack_breakdown`` and apply it."""
+    if battle.rules.auto_turn_on_attack and _turnable(battle, a):
+        a.facing = toward_creature(battle, a, d)  # SR-03
+    mods = rules.attack_breakdown(
+        battle, a, d, kind=kind, attack=slot.attack.name, ranged=slot.attack.ranged
+    )
+    bonus, ac = mods.total + slot.penalty, mods.target_ac
+    roll = dice.d20()
+    hit = roll == 20 or (roll != 1 and roll + bonus >= ac)
+    if hit and mods.concealment and dice.percent() <= mods.concealment:
+        hit = False  # SR-11 concealment from behind
+    critical = False
+    if hit and roll >= slot.attack.threat_range:
+        confirm = dice.d20()
+        critical = confirm == 20 or (confirm != 1 and confirm + bonus >= ac)
+    damage = 0
+    if hit:
+        extra = a.sneak_attack if mods.sneak_attack else None
+        damage = dice.damage(
+            slot.attack.damage, slot.attack.crit_multiplier if critical else 1, extra
+        )
+        d.hp -= damage
+    events = [
+        Event(
+            ATTACK,
+            a.id,
+            d.id,
+            attack=slot.attack.name,
+            attack_kind=kind,
+            roll=roll,
+            total=roll + bonus,
+            ac=ac,
+            hit=hit,
+            critical=critical,
+            damage=damage,
+            sneak_attack=hit and mods.sneak_attack,
+            own_area=mods.own_area,
+            defender_area=mods.defender_area,
+            facing_modifier=mods.facing,
+            round=battle.initiative.round,
+        )
+    ]
+    if d.hp <= 0:
+        events += _kill(battle, d)
+    return events
+
+
+def _kill(battle: Battle, d: Creature) -> list[Event]:
+    """Take a dead creature off the board and out of the initiative order. An actor that
+    dies on its own turn (an attack of opportunity) leaves the order when its turn ends."""
+    battle.remove_dead(d)
+    init = battle.initiative
+    if d.id in init.order and d.id != battle.turn.actor:
+        if init.order.index(d.id) < init.index:
+            init.index -= 1
+        init.order.remove(d.id)
+    return [Event("death", d.id, round=init.round)]
+
+
+def _opportunity_attacks(
+    battle: Battle, mover: Creature, makers: list[str], dice: Dice
+) -> list[Event]:
+    ts, init = battle.turn, battle.initiative
+    events: list[Event] = []
+    for eid in makers:
+        e = battle.creatures[eid]
+        allowed = 1 + (max(0, e.dex_modifier) if e.has_feat("Combat Reflexes") else 0)
+        if eid in ts.provoked or init.aoo_used.get(eid, 0) >= allowed:
+            continue
+        slot = next(
+            (
+                AttackSlot(a, 0)
+                for a in e.attacks
+                if not a.ranged and slot_reaches(battle, e, mover, AttackSlot(a, 0))
+            ),
+            None,
+        )
+        if slot is None:
+            continue
+        ts.provoked.add(eid)
+        init.aoo_used[eid] = init.aoo_used.get(eid, 0) + 1
+        events += resolve_attack(battle, e, mover, slot, "aoo", dice)
+        if mover.hp <= 0:
+            break
+    return events
+
+
+_APPLY = {
+    END_TURN: _end_turn,
+    MOVE: _apply_move,
+    STEP_KEEP_FACING: _apply_step_keep_facing,
+    FIVE_FOOT_STEP: _apply_five_foot_step,
+    TURN: _apply_turn,
+    ATTACK: _apply_attack,
+    RUN: _apply_run,
+}

@@ -1,0 +1,46 @@
+"""Typed outcomes of the engine: one record per thing that happened.
+
+A log, a replay, a reward and a test all read the same records (STYLE.md point 5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from facing_env.types import Pos
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened in a battle.
+
+    ``kind``: ``initiative``, ``turn_start``, ``move``, ``five_foot_step``, ``turn``
+    (facing change), ``run``, ``attack`` (also attacks of opportunity and cleaves, told
+    apart by ``attack_kind``), ``death``, ``end_turn``, ``round``.
+    """
+
+    kind: str
+    actor: str
+    target: str | None = None
+    pos: Pos | None = None
+    facing: int | None = None
+    cost: int = 0
+    attack: str | None = None
+    attack_kind: str | None = None
+    roll: float | None = None
+    total: float | None = None
+    ac: int | None = None
+    hit: bool = False
+    critical: bool = False
+    damage: int = 0
+    sneak_attack: bool = False
+    own_area: str | None = None
+    defender_area: str | None = None
+    facing_modifier: int = 0
+    round: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly dict without empty fields."""
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()
+                if v not in (None, False, 0) or k in ("kind", "actor")}
