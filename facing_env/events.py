@@ -42,5 +42,8 @@ class Event:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-friendly dict without empty fields."""
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()
-                if v not in (None, False, 0) or k in ("kind", "actor")}
+        return {
+            k: (list(v) if isinstance(v, tuple) else v)
+            for k, v in asdict(self).items()
+            if v not in (None, False, 0) or k in ("kind", "actor")
+        }

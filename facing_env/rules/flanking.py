@@ -105,8 +105,14 @@ def _opposite(battle: Battle, attacker: Creature, ally: Creature, defender: Crea
 def flanking_allies(
     battle: Battle, attacker: str | Creature, defender: str | Creature
 ) -> list[str]:
-    """Allies with whom ``attacker`` flanks ``defender`` (EP-FLANK-01: both threaten it)."""
+    """Allies with whom ``attacker`` flanks ``defender`` (EP-FLANK-01: both threaten it).
+
+    Empty outside the ``standard`` rule set (IC-18) and against defenders that cannot be
+    flanked (see :func:`flanks`).
+    """
     a, d = battle.creature(attacker), battle.creature(defender)
+    if not battle.rules.standard_flanking or not rogue_beats_immunity(battle, a, d):
+        return []
     d_cells = battle.cells_of(d)
     if not any(cell in threatened_cells(battle, a) for cell in d_cells):
         return []
@@ -127,7 +133,4 @@ def flanks(battle: Battle, attacker: str | Creature, defender: str | Creature) -
     vision; improved uncanny dodge, except by a rogue four levels higher: UA-FEAT-IUD, as
     in the 3.5 SRD) never are.
     """
-    a, d = battle.creature(attacker), battle.creature(defender)
-    if not battle.rules.standard_flanking or not rogue_beats_immunity(battle, a, d):
-        return False
-    return bool(flanking_allies(battle, a, d))
+    return bool(flanking_allies(battle, attacker, defender))

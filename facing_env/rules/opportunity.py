@@ -24,12 +24,14 @@ def melee_reach(creature: Creature) -> int:
 
 
 def can_make_attacks_of_opportunity(creature: Creature) -> bool:
-    """Alive, threatens, has a melee attack with reach, and is not flat-footed.
+    """Alive, threatens, has a melee attack, and is not flat-footed.
 
     SRD-FF-01: a flat-footed combatant can't make attacks of opportunity (Combat Reflexes
-    lifts this, as in the 3.5 SRD). Tiny and smaller creatures have no reach (EP-REACH-01).
+    lifts this, as in the 3.5 SRD). Tiny and smaller creatures have no reach (EP-REACH-01),
+    so they threaten only the squares they occupy (EP-THR-01), never an adjacent one.
     """
-    if creature.hp <= 0 or not creature.threatens or melee_reach(creature) <= 0:
+    has_melee = any(not a.ranged for a in creature.attacks)
+    if creature.hp <= 0 or not creature.threatens or not has_melee:
         return False
     return not creature.flat_footed or creature.has_feat("Combat Reflexes")
 

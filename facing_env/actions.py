@@ -1,0 +1,128 @@
+"""The flat ``Discrete(n)`` action codec and its exact mask (DESIGN.md section 6).
+
+Layout, the same on square and hex grids (unused slots are always masked):
+
+| index | action | argument |
+|---|---|---|
+| 0 | ``END_TURN`` | always legal for the acting agent |
+| 1-8 | ``MOVE(dir)`` | turn toward ``dir`` (free while moving) and step one square |
+| 9-16 | ``STEP_KEEP_FACING(dir)`` | step without turning (flank/rear cost double in ua35) |
+| 17-24 | ``FIVE_FOOT_STEP(dir)`` | the 5-foot step (no attack of opportunity) |
+| 25-32 | ``TURN(slot)`` | change facing to the creature's ``slot``-th allowed facing |
+| 33 | ``RUN`` | declare a run (full-round, x4 speed) |
+| 34-34+K-1 | ``ATTACK(slot)`` | attack the creature in row ``slot`` of the observation's table |
+
+Directions: square ``N NE E SE S SW W NW``; hex ``E NE NW W SW SE`` (slots 7-8 unused).
+Square facings are the eight directions; hex creatures have six facings each (single hexes
+and hexagons face the neighbours, triangles the corners). ``K`` is the scenario's number of
+creature slots. The mask is the encoding of ``engine.legal_actions``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from facing_env import engine, geometry
+from facing_env.battle import Battle
+from facing_env.engine import Action
+
+N_DIRECTIONS = 8
+END_TURN_INDEX = 0
+MOVE_BASE = 1
+STEP_BASE = MOVE_BASE + N_DIRECTIONS
+FIVE_FOOT_BASE = STEP_BASE + N_DIRECTIONS
+TURN_BASE = FIVE_FOOT_BASE + N_DIRECTIONS
+RUN_INDEX = TURN_BASE + N_DIRECTIONS
+ATTACK_BASE = RUN_INDEX + 1
+_BASES = {
+    engine.MOVE: MOVE_BASE,
+    engine.STEP_KEEP_FACING: STEP_BASE,
+    engine.FIVE_FOOT_STEP: FIVE_FOOT_BASE,
+}
+
+
+def creature_slots(battle: Battle, creature_id: str) -> list[str]:
+    """Table rows for one creature's view: itself, its allies, then its enemies, each in
+    spec order (dead creatures keep their rows)."""
+    me = battle.creatures[creature_id]
+    allies = [
+        c for c in battle.creatures if c != creature_id and battle.creatures[c].team == me.team
+    ]
+    enemies = [c for c in battle.creatures if battle.creatures[c].team != me.team]
+    return [creature_id, *allies, *enemies]
+
+
+@dataclass(frozen=True)
+class ActionCodec:
+    """Encodes engine actions as integers and back, for ``n_slots`` creature rows."""
+
+    n_slots: int
+
+    @property
+    def n(self) -> int:
+        """Size of the Discrete action space."""
+        return ATTACK_BASE + self.n_slots
+
+    def decode(self, battle: Battle, slots: list[str], index: int) -> Action:
+        """The engine action of an index for the creature whose rows are ``slots``."""
+        index = int(index)
+        if not 0 <= index < self.n:
+            raise ValueError(f"action {index} is outside Discrete({self.n})")
+        if index == END_TURN_INDEX:
+            return Action(engine.END_TURN)
+        if index == RUN_INDEX:
+            return Action(engine.RUN)
+        if index >= ATTACK_BASE:
+            slot = index - ATTACK_BASE
+            return Action(
+                engine.ATTACK, slots[slot] if slot < len(slots) else f"<empty slot {slot}>"
+            )
+        if index >= TURN_BASE:
+            c = battle.creatures[slots[0]]
+            allowed = geometry.allowed_facings(battle.kind, battle.ruleset, c.shape)
+            slot = index - TURN_BASE
+            return Action(engine.TURN, allowed[slot] if slot < len(allowed) else -1)
+        for kind, base in _BASES.items():
+            if base <= index < base + N_DIRECTIONS:
+                return Action(kind, index - base)
+        raise AssertionError(index)
+
+    def encode(self, battle: Battle, slots: list[str], action: Action) -> int:
+        """The index of an engine action."""
+        kind, arg = action
+        if kind == engine.END_TURN:
+            return END_TURN_INDEX
+        if kind == engine.RUN:
+            return RUN_INDEX
+        if kind == engine.ATTACK:
+            return ATTACK_BASE + slots.index(str(arg))
+        if kind == engine.TURN:
+            c = battle.creatures[slots[0]]
+            allowed = geometry.allowed_facings(battle.kind, battle.ruleset, c.shape)
+            return TURN_BASE + allowed.index(int(arg))  # type: ignore[arg-type]
+        return _BASES[kind] + int(arg)  # type: ignore[arg-type]
+
+    def mask(self, battle: Battle, slots: list[str]) -> np.ndarray:
+        """The int8 mask of the acting creature (all zeros for anyone else)."""
+        out = np.zeros(self.n, dtype=np.int8)
+        if engine.actor(battle) is None or battle.turn.actor != slots[0]:
+            return out
+        for action in engine.legal_actions(battle):
+            out[self.encode(battle, slots, action)] = 1
+        return out
+
+
+def action_names(kind: str = "square", n_slots: int = 2) -> list[str]:
+    """Human-readable names of every index, e.g. ``MOVE(N)``, ``ATTACK(slot 1)``."""
+    dirs = geometry.direction_names(geometry.GridKind(kind))
+    names = ["END_TURN"]
+    for label in ("MOVE", "STEP_KEEP_FACING", "FIVE_FOOT_STEP"):
+        names += [
+            f"{label}({dirs[i]})" if i < len(dirs) else f"{label}(unused)"
+            for i in range(N_DIRECTIONS)
+        ]
+    names += [f"TURN(slot {i})" for i in range(N_DIRECTIONS)]
+    names += ["RUN"] + [f"ATTACK(slot {i})" for i in range(n_slots)]
+    return names

@@ -1,0 +1,245 @@
+"""The PettingZoo AEC environment: a thin view over the engine.
+
+Agents
+    One per creature, named ``<team>_<n>`` (n counts the team's creatures in spec order).
+    Creatures act in initiative order; the acting agent is ``agent_selection``.
+Actions
+    ``Discrete(34 + K)``, K creature slots; see :mod:`facing_env.actions` for the table.
+    The ``action_mask`` allows exactly what the engine accepts; END_TURN is always allowed.
+Observations
+    ``{"observation": Box(float32, (W*W*18 + K*30 + 10,)), "action_mask": Box(int8, (n,))}``;
+    layout in :mod:`facing_env.observation` (window channels, creature table, scalars).
+    Agents other than the actor see their own view with an all-zero mask.
+    ``state()`` gives a global view for centralised critics.
+Rewards
+    From the engine's events (:mod:`facing_env.rewards`): damage dealt to enemies, with
+    scenario weights for damage taken, kills, victory, defeat and draws. Rewards earned
+    between an agent's turns reach it at its next ``last()``.
+Termination and truncation
+    A creature at 0 hp or below terminates and must take the dead step (``None``). The
+    battle ends when one team is left (everyone terminates) or is truncated after
+    ``max_rounds`` rounds.
+Illegal actions
+    ``raw_env`` raises :class:`~facing_env.errors.IllegalActionError`; ``env()`` wraps it
+    in PettingZoo's ``TerminateIllegalWrapper``: the offender gets -1 and the game ends.
+Version history
+    v0: first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from facing_env import engine, observation, rewards
+from facing_env.actions import ActionCodec, creature_slots
+from facing_env.dice import Dice
+from facing_env.observation import ObservationLayout
+from facing_env.render import board_text
+from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario
+
+
+class raw_env(AECEnv):
+    """Facing-aware d20 combat, one agent per creature (see the module docstring)."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"],
+        "name": "facing_env_v0",
+        "is_parallelizable": True,
+        "render_fps": 4,
+    }
+
+    def __init__(
+        self,
+        scenario: str | Scenario = DEFAULT_SCENARIO,
+        render_mode: str | None = None,
+        max_rounds: int | None = None,
+        dice: str | None = None,
+        window: int | None = None,
+        flat_footed_start: bool = True,
+    ) -> None:
+        super().__init__()
+        self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        self.max_rounds = max_rounds or self.scenario.max_rounds
+        self.dice_mode = dice or self.scenario.dice
+        self.flat_footed_start = flat_footed_start
+        size = window or self.scenario.observation.window
+        self.layout = ObservationLayout(size + (1 - size % 2), self.scenario.max_creatures())
+        self.codec = ActionCodec(self.layout.n_slots)
+        self._rng = np.random.default_rng()
+        probe = self.scenario.build(np.random.default_rng(0))
+        self.possible_agents = self._agent_names(probe)
+        self._obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(-np.inf, np.inf, (self.layout.size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (self.codec.n,), np.int8),
+            }
+        )
+        self._act_space = spaces.Discrete(self.codec.n)
+        gen = self.scenario.generator
+        self._state_dims = (gen.width[1], gen.height[1]) if gen else (probe.width, probe.height)
+        self.state_space = spaces.Box(
+            -np.inf,
+            np.inf,
+            (observation.state_size(*self._state_dims, self.layout.n_slots),),
+            np.float32,
+        )
+
+    def _agent_names(self, battle: Any) -> list[str]:
+        if self.scenario.generator is not None:
+            gen = self.scenario.generator
+            return [f"{t}_{i}" for t in gen.teams for i in range(gen.team_size[1])]
+        counts: dict[str, int] = {}
+        names = []
+        for c in battle.creatures.values():
+            names.append(f"{c.team}_{counts.get(c.team, 0)}")
+            counts[c.team] = counts.get(c.team, 0) + 1
+        return names
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The same Dict space for every agent."""
+        return self._obs_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The same Discrete space for every agent."""
+        return self._act_space
+
+    # -- episode --------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new battle; ``seed`` fixes the whole trajectory."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.battle = self.scenario.build(self._rng)
+        self.dice = Dice(self._rng, self.dice_mode)
+        names = self._agent_names(self.battle)
+        if self.scenario.generator is not None:
+            counts: dict[str, int] = {}
+            names = []
+            for c in self.battle.creatures.values():
+                names.append(f"{c.team}_{counts.get(c.team, 0)}")
+                counts[c.team] = counts.get(c.team, 0) + 1
+        self.agent_to_id = dict(zip(names, self.battle.creatures, strict=True))
+        self.id_to_agent = {cid: a for a, cid in self.agent_to_id.items()}
+        self.teams = {cid: c.team for cid, c in self.battle.creatures.items()}
+        self.slots = {cid: creature_slots(self.battle, cid) for cid in self.battle.creatures}
+        self.agents = list(names)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.events = engine.start(self.battle, self.dice, flat_footed_start=self.flat_footed_start)
+        self.damage_ledger: dict[str, int] = dict.fromkeys(self.agents, 0)
+        self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
+        self._finish_step(self.events)
+
+    def step(self, action: int | None) -> None:
+        """Apply the selected agent's action (``None`` for a dead agent's last step)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        cid = self.agent_to_id[agent]
+        decoded = self.codec.decode(self.battle, self.slots[cid], action)  # type: ignore[arg-type]
+        events = engine.apply(self.battle, decoded, self.dice)
+        self.events.extend(events)
+        self._finish_step(events)
+
+    def _finish_step(self, events: list) -> None:
+        self._obs_cache = {}
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        earned = rewards.event_rewards(events, self.teams, self.scenario.rewards)
+        for e in events:
+            if e.kind == "attack" and e.damage and e.target is not None:
+                self.damage_ledger[self.id_to_agent[e.actor]] += e.damage
+        for cid, value in earned.items():
+            agent = self.id_to_agent[cid]
+            if agent in self.rewards:
+                self.rewards[agent] += value
+        over = engine.is_over(self.battle)
+        if over:
+            outcome = rewards.outcome_rewards(
+                self.teams, engine.winner(self.battle), self.scenario.rewards
+            )
+            for cid, value in outcome.items():
+                if self.id_to_agent[cid] in self.rewards:
+                    self.rewards[self.id_to_agent[cid]] += value
+        for a in self.agents:
+            cid = self.agent_to_id[a]
+            if over or self.battle.creatures[cid].hp <= 0:
+                self.terminations[a] = True
+        truncated = not over and self.battle.initiative.round > self.max_rounds
+        if truncated:
+            draw = self.scenario.rewards.draw
+            for a in self.agents:
+                if not self.terminations[a]:
+                    self.truncations[a] = True
+                    self.rewards[a] += draw
+        actor = engine.actor(self.battle)
+        if actor is not None:
+            self.agent_selection = self.id_to_agent[actor.id]
+        self._accumulate_rewards()
+        self._deads_step_first()
+        if self.render_mode == "ansi":
+            pass
+
+    # -- views ----------------------------------------------------------------------------
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's observation and action mask (zeros for anyone but the actor)."""
+        cached = self._obs_cache.get(agent)
+        if cached is not None:
+            return cached
+        cid = self.agent_to_id[agent]
+        slots = self.slots[cid]
+        obs = {
+            "observation": observation.build(self.battle, slots, self.layout, self.max_rounds),
+            "action_mask": self.codec.mask(self.battle, slots),
+        }
+        if self.terminations.get(agent) or self.truncations.get(agent):
+            obs["action_mask"][:] = 0
+        self._obs_cache[agent] = obs
+        return obs
+
+    def state(self) -> np.ndarray:
+        """A global view of the battle (see :func:`facing_env.observation.build_state`)."""
+        vec = observation.build_state(self.battle, *self._state_dims, self.scenario.teams)
+        out = np.zeros(self.state_space.shape, dtype=np.float32)
+        out[: min(len(vec), len(out))] = vec[: len(out)]
+        return out
+
+    def render(self) -> str | None:
+        """``ansi``: the board with facing arrows and hit points."""
+        if self.render_mode is None:
+            return None
+        actor = engine.actor(self.battle)
+        return board_text(self.battle, active=actor.id if actor else None)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The environment with PettingZoo's safety wrappers (illegal action: -1, game over)."""
+    e: AECEnv = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+def parallel_env(**kwargs: Any) -> Any:
+    """The parallel API through PettingZoo's turn-based conversion."""
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    return turn_based_aec_to_parallel(env(**kwargs))

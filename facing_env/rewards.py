@@ -1,0 +1,43 @@
+"""Rewards from events: damage dealt to enemies, weighted by the scenario.
+
+Per hit point dealt to an enemy ``damage_dealt``; per hit point taken ``damage_taken``
+(usually zero or negative); per enemy dropped ``kill``; at the end, ``victory`` for every
+creature of the winning team, ``defeat`` for the others, ``draw`` for all when the battle
+is truncated or nobody is left.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable, Mapping
+
+from facing_env.events import Event
+from facing_env.scenario import RewardWeights
+
+
+def event_rewards(
+    events: Iterable[Event], teams: Mapping[str, str], weights: RewardWeights
+) -> dict[str, float]:
+    """Rewards by creature id for a batch of events (``teams`` maps id -> team)."""
+    out: dict[str, float] = defaultdict(float)
+    killers: dict[str, str] = {}
+    for e in events:
+        if e.kind == "attack" and e.target is not None and e.damage:
+            if teams[e.actor] != teams[e.target]:
+                out[e.actor] += weights.damage_dealt * e.damage
+            out[e.target] += weights.damage_taken * e.damage
+            killers[e.target] = e.actor
+        elif e.kind == "death" and e.actor in killers:
+            killer = killers[e.actor]
+            if teams[killer] != teams[e.actor]:
+                out[killer] += weights.kill
+    return dict(out)
+
+
+def outcome_rewards(
+    teams: Mapping[str, str], winner: str | None, weights: RewardWeights
+) -> dict[str, float]:
+    """End-of-battle rewards by creature id."""
+    if winner is None:
+        return {cid: weights.draw for cid in teams}
+    return {cid: weights.victory if t == winner else weights.defeat for cid, t in teams.items()}
