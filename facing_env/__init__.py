@@ -1,14 +1,32 @@
-"""facing_env: facing-aware d20 tactical combat as a PettingZoo multi-agent environment."""
+"""facing_env: facing-aware d20 tactical combat as a PettingZoo multi-agent environment.
+
+Public API (DESIGN.md section 2)::
+
+    import facing_env
+    env = facing_env.env(scenario="duel")          # AEC with PettingZoo's safety wrappers
+    par = facing_env.parallel_env(scenario="skirmish")
+    import pettingzoo
+    env = pettingzoo.make("aec", "facing_env/Duel-v0")  # every built-in scenario is registered
+
+The rule queries live in :mod:`facing_env.rules`; the rules engine imports neither
+gymnasium nor pettingzoo, and importing this package never imports torch.
+"""
 
 from __future__ import annotations
 
 from facing_env.battle import Attack, Battle, Creature, Shield
+from facing_env.env import env, parallel_env, raw_env
 from facing_env.errors import IllegalActionError, RulesQueryError, ScenarioError
+from facing_env.registry import ENV_NAMESPACE, register_scenarios, registered_ids
+from facing_env.scenario import load_scenario, scenario_names
 from facing_env.types import Area, GridKind, Ruleset, Size, Terrain
 
 __version__ = "0.1.0"
 
+register_scenarios()
+
 __all__ = [
+    "ENV_NAMESPACE",
     "Area",
     "Attack",
     "Battle",
@@ -22,4 +40,10 @@ __all__ = [
     "Size",
     "Terrain",
     "__version__",
+    "env",
+    "load_scenario",
+    "parallel_env",
+    "raw_env",
+    "registered_ids",
+    "scenario_names",
 ]

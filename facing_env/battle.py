@@ -127,25 +127,38 @@ class Battle:
     terrain: np.ndarray  # int8 [row, col] of Terrain values
     creatures: dict[str, Creature]
     _occupancy: dict[Pos, list[str]] = field(default_factory=dict, repr=False)
+    _terrain_map: dict[Pos, Terrain] = field(default_factory=dict, repr=False, compare=False)
+    _rules: Any = field(default=None, repr=False, compare=False)
     initiative: Any = field(default=None, repr=False)  # turn.Initiative, set by the engine
     turn: Any = field(default=None, repr=False)  # turn.TurnState of the acting creature
 
     def __post_init__(self) -> None:
         self.rebuild_occupancy()
+        self._rules = RULESETS[self.ruleset]
+        self.rebuild_terrain_index()
+
+    def rebuild_terrain_index(self) -> None:
+        """Recompute the cell -> terrain index from the ``terrain`` array (call it after
+        editing the array; terrain is static during a battle)."""
+        self._terrain_map = {
+            self.cell_at(r, c): Terrain(int(self.terrain[r, c]))
+            for r in range(self.height)
+            for c in range(self.width)
+        }
 
     # -- lookups ---------------------------------------------------------------------------
 
     @property
     def rules(self) -> RulesetRow:
         """The options of this battle's rule set."""
-        return RULESETS[self.ruleset]
+        return self._rules
 
     def creature(self, creature_id: str | Creature) -> Creature:
         """The creature with this id; a clear error names unknown ids."""
-        if isinstance(creature_id, Creature):
+        if type(creature_id) is Creature:
             return creature_id
         try:
-            return self.creatures[creature_id]
+            return self.creatures[creature_id]  # type: ignore[index]
         except (KeyError, TypeError):
             known = ", ".join(self.creatures)
             raise RulesQueryError(f"no creature {creature_id!r} (creatures: {known})") from None
@@ -173,10 +186,7 @@ class Battle:
 
     def terrain_at(self, pos: Pos) -> Terrain:
         """Terrain of a cell; cells off the board count as blocked."""
-        if not self.in_bounds(pos):
-            return Terrain.BLOCKED
-        row, col = self.column(pos)
-        return Terrain(int(self.terrain[row, col]))
+        return self._terrain_map.get(pos, Terrain.BLOCKED)
 
     def cells_of(self, creature: str | Creature, pos: Pos | None = None) -> tuple[Pos, ...]:
         """Cells a creature covers (at ``pos`` if given)."""
@@ -190,7 +200,7 @@ class Battle:
     def table(self, creature: str | Creature) -> AreaTable | None:
         """The creature's area table, or None when it has no facing."""
         c = self.creature(creature)
-        if not (self.rules.has_facing and c.has_facing):
+        if not (self._rules.has_facing and c.has_facing):
             return None
         return geometry.area_table(self.kind, self.ruleset, c.shape, c.facing)
 
@@ -360,6 +370,7 @@ def _build(spec: BattleSpec, *, explicit_grid: bool) -> Battle:
         if cs.id in battle.creatures:
             raise ScenarioError("duplicate id", creature=cs.id, field="id")
         battle.creatures[cs.id] = _creature(battle, cs)
+    battle.rebuild_terrain_index()
     _check_placement(battle)
     battle.rebuild_occupancy()
     return battle

@@ -26,6 +26,7 @@ two creatures in one space between atomic actions, so the engine does not offer 
 
 from __future__ import annotations
 
+from functools import cache
 from typing import NamedTuple
 
 from facing_env import geometry, rules
@@ -33,10 +34,11 @@ from facing_env.battle import Battle, Creature
 from facing_env.dice import Dice
 from facing_env.errors import IllegalActionError
 from facing_env.events import Event
+from facing_env.geometry import Shape
 from facing_env.rules.movement import FULL_ROUND
 from facing_env.tables import FEET_PER_SQUARE
 from facing_env.turn import AttackSlot, Initiative, TurnState
-from facing_env.types import GridKind, Terrain
+from facing_env.types import GridKind, Ruleset, Terrain
 
 END_TURN = "end_turn"
 MOVE = "move"
@@ -154,11 +156,18 @@ def toward_creature(battle: Battle, c: Creature, target: Creature) -> int:
 
 
 def _closest_facing(battle: Battle, c: Creature, angle: float) -> int:
-    allowed = geometry.allowed_facings(battle.kind, battle.ruleset, c.shape)
+    return _closest_facing_cached(battle.kind, battle.ruleset, c.shape, c.facing, angle)
+
+
+@cache
+def _closest_facing_cached(
+    kind: GridKind, ruleset: Ruleset, shape: Shape, facing: int, angle: float
+) -> int:
+    allowed = geometry.allowed_facings(kind, ruleset, shape)
 
     def gap(f: int) -> tuple[float, int]:
-        diff = abs(geometry._norm180(geometry.facing_angle(battle.kind, f) - angle))
-        return (round(diff, 6), f != c.facing)
+        diff = abs(geometry._norm180(geometry.facing_angle(kind, f) - angle))
+        return (round(diff, 6), f != facing)
 
     return min(allowed, key=gap)
 
@@ -181,8 +190,49 @@ def why_illegal(battle: Battle, action: Action) -> str | None:
     return check(battle, c, action.arg)
 
 
+def state_key(battle: Battle) -> tuple:
+    """A fingerprint of everything legality depends on: every creature's position, facing,
+    hit points and flat-footedness, and the acting creature's turn state. Used to reuse
+    :func:`legal_actions` within a step (mask, validation, auto end of turn)."""
+    ts = battle.turn
+    return (
+        tuple([(c.pos, c.facing, c.hp, c.flat_footed) for c in battle.creatures.values()]),
+        None
+        if ts is None
+        else (
+            ts.actor,
+            ts.move_available,
+            ts.standard_available,
+            ts.moving,
+            ts.moved,
+            ts.running,
+            ts.movement_left,
+            ts.diagonals,
+            ts.five_foot_step_taken,
+            ts.free_turn_used,
+            ts.attacks_made,
+            ts.full_attack,
+            tuple(ts.remaining),
+            ts.cleave,
+        ),
+    )
+
+
 def legal_actions(battle: Battle) -> list[Action]:
-    """Every action the acting creature may take now (END_TURN always among them)."""
+    """Every action the acting creature may take now (END_TURN always among them).
+
+    The list is computed once per state (see :func:`state_key`); callers get a fresh copy.
+    """
+    key = state_key(battle)
+    cached = battle.__dict__.get("_legal_cache")
+    if cached is not None and cached[0] == key:
+        return list(cached[1])
+    legal = _legal_actions(battle)
+    battle.__dict__["_legal_cache"] = (key, legal)
+    return list(legal)
+
+
+def _legal_actions(battle: Battle) -> list[Action]:
     c = actor(battle)
     if c is None:
         return []
@@ -358,8 +408,8 @@ def apply(battle: Battle, action: Action, dice: Dice) -> list[Event]:
     or dies, its turn ends by itself.
     """
     action = Action(*action)
-    reason = why_illegal(battle, action)
-    if reason is not None:
+    if action not in legal_actions(battle):
+        reason = why_illegal(battle, action) or "not among the legal actions"
         raise IllegalActionError(f"illegal action {action.kind}({action.arg!r}): {reason}")
     c = battle.creatures[battle.turn.actor]
     if action.kind != ATTACK:

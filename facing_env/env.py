@@ -139,6 +139,7 @@ class raw_env(AECEnv):
         self.events = engine.start(self.battle, self.dice, flat_footed_start=self.flat_footed_start)
         self.damage_ledger: dict[str, int] = dict.fromkeys(self.agents, 0)
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
+        self._board = observation.Board(self.battle, self.layout.window)
         self._finish_step(self.events)
 
     def step(self, action: int | None) -> None:
@@ -195,6 +196,10 @@ class raw_env(AECEnv):
 
     # -- views ----------------------------------------------------------------------------
 
+    def invalidate_observations(self) -> None:
+        """Forget cached observations (they are rebuilt lazily on the next ``observe``)."""
+        self._obs_cache = {}
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation and action mask (zeros for anyone but the actor)."""
         cached = self._obs_cache.get(agent)
@@ -203,7 +208,14 @@ class raw_env(AECEnv):
         cid = self.agent_to_id[agent]
         slots = self.slots[cid]
         obs = {
-            "observation": observation.build(self.battle, slots, self.layout, self.max_rounds),
+            "observation": observation.build(
+                self.battle,
+                slots,
+                self.layout,
+                self.max_rounds,
+                board=self._board,
+                key=engine.state_key(self.battle),
+            ),
             "action_mask": self.codec.mask(self.battle, slots),
         }
         if self.terminations.get(agent) or self.truncations.get(agent):

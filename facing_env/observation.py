@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
 from facing_env import engine, geometry, rules
 from facing_env.battle import Battle, Creature
+from facing_env.geometry import AreaTable
 from facing_env.tables import SIZES
-from facing_env.types import Area, Terrain
+from facing_env.types import Area, GridKind, Pos, Terrain
 
 CHANNELS = (
     "blocked",  # walls, pillars and off-board cells
@@ -126,67 +128,150 @@ class ObservationLayout:
 def _facing_vector(battle: Battle, c: Creature) -> tuple[float, float]:
     if battle.table(c) is None:
         return (0.0, 0.0)
-    angle = math.radians(geometry.facing_angle(battle.kind, c.facing))
+    return _unit_vector(battle.kind, c.facing)
+
+
+@cache
+def _unit_vector(kind: GridKind, facing: int) -> tuple[float, float]:
+    angle = math.radians(geometry.facing_angle(kind, facing))
     return (math.cos(angle), math.sin(angle))
 
 
-def build(
-    battle: Battle, slots: list[str], layout: ObservationLayout, max_rounds: int
-) -> np.ndarray:
-    """The observation vector of creature ``slots[0]``."""
-    me = battle.creatures[slots[0]]
-    out = np.zeros(layout.size, dtype=np.float32)
-    window, table, scalars = layout.split(out)
-    _fill_window(battle, me, window, layout.window)
-    _fill_table(battle, me, slots, table, layout.window)
-    _fill_scalars(battle, me, scalars, max_rounds)
+_OWN_AREAS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _own_areas(table: AreaTable, size: int) -> np.ndarray:
+    """The observer's front/flank/rear channels over a window centred on its anchor
+    (cached per area table, which ``geometry.area_table`` keeps alive)."""
+    key = (id(table), size)
+    cached = _OWN_AREAS.get(key)
+    if cached is None:
+        cached = _OWN_AREAS[key] = _draw_own_areas(table, size)
+    return cached
+
+
+def _draw_own_areas(table: AreaTable, size: int) -> np.ndarray:
+    half = size // 2
+    out = np.zeros((size, size, 3), dtype=np.float32)
+    for i in range(size):
+        for j in range(size):
+            area = table.lookup((j - half, i - half)).area
+            if area is not Area.NONE:
+                out[i, j, _AREA_INDEX[area]] = 1.0
     return out
 
 
-def _fill_window(battle: Battle, me: Creature, w: np.ndarray, size: int) -> None:
-    half = size // 2
-    ox, oy = me.pos[0] - half, me.pos[1] - half
-    table = battle.table(me)
-    enemy_threat: dict[tuple[int, int], int] = {}
-    ally_threat: dict[tuple[int, int], int] = {}
-    for c in battle.living():
-        target = ally_threat if c.team == me.team else enemy_threat
-        for cell in rules.threatened_cells(battle, c):
-            target[cell] = target.get(cell, 0) + 1
-        ring_table = battle.table(c)
-        if c.team != me.team and ring_table is not None:
-            for area, cells in ring_table.by_area.items():
-                ch = CHANNELS.index("enemy_front") + _AREA_INDEX[area]
-                for dx, dy in cells:
-                    i, j = c.pos[1] + dy - oy, c.pos[0] + dx - ox
-                    if 0 <= i < size and 0 <= j < size:
-                        w[i, j, ch] = 1.0
-    for i in range(size):
-        for j in range(size):
-            pos = (ox + j, oy + i)
-            terrain = battle.terrain_at(pos)
-            if terrain in (Terrain.BLOCKED, Terrain.PILLAR):
-                w[i, j, 0] = 1.0
-            elif terrain is Terrain.DIFFICULT:
-                w[i, j, 1] = 1.0
-            elif terrain is Terrain.IMPEDED:
-                w[i, j, 2] = 1.0
-            w[i, j, 10] = min(enemy_threat.get(pos, 0), 4) / 4.0
-            w[i, j, 11] = min(ally_threat.get(pos, 0), 4) / 4.0
-            if table is not None:
-                area = table.lookup((pos[0] - me.pos[0], pos[1] - me.pos[1])).area
-                if area is not Area.NONE:
-                    w[i, j, 12 + _AREA_INDEX[area]] = 1.0
-    for c in battle.living():
-        fx, fy = _facing_vector(battle, c)
-        kind = 3 if c.id == me.id else (4 if c.team == me.team else 5)
-        for x, y in battle.cells_of(c):
-            i, j = y - oy, x - ox
-            if 0 <= i < size and 0 <= j < size:
-                w[i, j, kind] = 1.0
-                w[i, j, 6] = c.size / 8.0
-                w[i, j, 7], w[i, j, 8] = fx, fy
-                w[i, j, 9] = c.hp / c.max_hp
+@cache
+def _offset_arrays(offsets: frozenset[Pos] | tuple[Pos, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, cols) index arrays of a set of ``(dx, dy)`` offsets."""
+    ordered = sorted(offsets, key=lambda p: (p[1], p[0]))
+    return (
+        np.array([p[1] for p in ordered], dtype=np.intp),
+        np.array([p[0] for p in ordered], dtype=np.intp),
+    )
+
+
+_SELF, _SIZE, _HP = CHANNELS.index("self"), CHANNELS.index("size"), CHANNELS.index("hp")
+_THREAT_ENEMY = CHANNELS.index("threatened_by_enemies")
+_OWN_FRONT, _ENEMY_FRONT = CHANNELS.index("own_front"), CHANNELS.index("enemy_front")
+
+
+class Board:
+    """Padded board planes of one battle, so that a window is one array slice.
+
+    The terrain planes are built once per battle (terrain is static); the creature planes
+    are rebuilt once per state and observing team (a few slice writes per creature), and
+    each observation copies a ``W x W`` slice and adds the observer's own-area stamp.
+    """
+
+    def __init__(self, battle: Battle, window: int) -> None:
+        self.window = window
+        half = window // 2
+        creatures = battle.creatures.values()
+        reach = max((rules.opportunity.melee_reach(c) for c in creatures), default=5)
+        side = max((len(c.shape.offsets) for c in creatures), default=1)
+        self.pad = half + reach // 5 + side + 2
+        cells = list(battle._terrain_map)
+        self.x0 = min(x for x, _ in cells) - self.pad
+        self.y0 = min(y for _, y in cells) - self.pad
+        width = max(x for x, _ in cells) - self.x0 + self.pad + 1
+        height = max(y for _, y in cells) - self.y0 + self.pad + 1
+        self.planes = np.zeros((height, width, len(CHANNELS)), dtype=np.float32)
+        self.planes[:, :, 0] = 1.0  # off the board counts as blocked
+        for (x, y), terrain in battle._terrain_map.items():
+            r, c = y - self.y0, x - self.x0
+            self.planes[r, c, 0] = terrain in (Terrain.BLOCKED, Terrain.PILLAR)
+            self.planes[r, c, 1] = terrain is Terrain.DIFFICULT
+            self.planes[r, c, 2] = terrain is Terrain.IMPEDED
+        self._key: object = None
+
+    def fill(self, battle: Battle, team: str, key: object) -> None:
+        """Draw the creature planes as seen by ``team`` (skipped if ``key`` is unchanged)."""
+        if key is not None and self._key == (key, team):
+            return
+        self._key = (key, team) if key is not None else None
+        dyn = self.planes[:, :, _SELF:]
+        dyn.fill(0.0)
+        planes, x0, y0 = self.planes, self.x0, self.y0
+        for c in battle.creatures.values():
+            if c.hp <= 0:
+                continue
+            x, y = c.pos[0] - x0, c.pos[1] - y0
+            ally = c.team == team
+            zone = rules.threatened_cells(battle, c)
+            if zone:
+                rows, cols = _offset_arrays(zone)
+                planes[rows - y0, cols - x0, _THREAT_ENEMY + (1 if ally else 0)] += 1.0
+            table = battle.table(c)
+            fx, fy = (0.0, 0.0) if table is None else _unit_vector(battle.kind, c.facing)
+            if not ally and table is not None:
+                for area, ring in table.by_area.items():
+                    rows, cols = _offset_arrays(ring)
+                    planes[rows + y, cols + x, _ENEMY_FRONT + _AREA_INDEX[area]] = 1.0
+            rows, cols = _offset_arrays(c.shape.offsets)
+            values = (0.0, 1.0 if ally else 0.0, 0.0 if ally else 1.0, c.size / 8.0, fx, fy)
+            planes[rows + y, cols + x, _SELF:_HP] = values
+            planes[rows + y, cols + x, _HP] = c.hp / c.max_hp
+
+    def window_of(self, battle: Battle, me: Creature, out: np.ndarray) -> None:
+        """Copy the window centred on ``me`` into ``out`` (``W x W x C``)."""
+        size, half = self.window, self.window // 2
+        r, c = me.pos[1] - self.y0 - half, me.pos[0] - self.x0 - half
+        out[:] = self.planes[r : r + size, c : c + size]
+        own = battle.table(me)
+        if me.hp > 0:
+            rows, cols = _offset_arrays(me.shape.offsets)
+            out[rows + half, cols + half, _SELF : _SELF + 3] = (1.0, 0.0, 0.0)
+        np.minimum(out[:, :, _THREAT_ENEMY : _THREAT_ENEMY + 2], 4.0, out=out[:, :, 10:12])
+        out[:, :, _THREAT_ENEMY : _THREAT_ENEMY + 2] *= 0.25
+        if own is not None:
+            out[:, :, _OWN_FRONT : _OWN_FRONT + 3] = _own_areas(own, size)
+
+
+def build(
+    battle: Battle,
+    slots: list[str],
+    layout: ObservationLayout,
+    max_rounds: int,
+    board: Board | None = None,
+    key: object = None,
+) -> np.ndarray:
+    """The observation vector of creature ``slots[0]``.
+
+    ``board`` (a :class:`Board` of this battle) and ``key`` (a fingerprint of the state,
+    e.g. ``engine.state_key``) let the env reuse the padded planes between observers;
+    without them the planes are drawn from scratch.
+    """
+    me = battle.creatures[slots[0]]
+    out = np.zeros(layout.size, dtype=np.float32)
+    window, table, scalars = layout.split(out)
+    if board is None:
+        board = Board(battle, layout.window)
+    board.fill(battle, me.team, key)
+    board.window_of(battle, me, window)
+    _fill_table(battle, me, slots, table, layout.window)
+    _fill_scalars(battle, me, scalars, max_rounds)
+    return out
 
 
 def _fill_table(battle: Battle, me: Creature, slots: list[str], t: np.ndarray, size: int) -> None:

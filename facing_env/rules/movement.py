@@ -6,11 +6,13 @@ EP-TER-01..04, EP-OCC-01, EP-FORCE-01..04, IC-06, IC-07, IC-13.
 
 from __future__ import annotations
 
-from typing import Final, Iterable, Sequence
+from functools import cache
+from typing import Final, Iterable, NamedTuple, Sequence
 
 from facing_env import geometry
 from facing_env.battle import Battle, Creature
 from facing_env.errors import RulesQueryError
+from facing_env.geometry import Shape
 from facing_env.tables import (
     DIFFICULT_MULTIPLIER,
     DOUBLE_MOVE_MULTIPLIER,
@@ -18,10 +20,11 @@ from facing_env.tables import (
     FEET_PER_SQUARE,
     MIN_CHARGE_SQUARES,
     MIN_SPEED_FOR_FIVE_FOOT_STEP,
+    RULESETS,
     RUN_MULTIPLIER,
     RUN_MULTIPLIER_HEAVY_ARMOR,
 )
-from facing_env.types import Area, GridKind, MoveMode, Pos, Terrain
+from facing_env.types import Area, GridKind, MoveMode, Pos, Ruleset, Terrain
 
 FULL_ROUND: Final = "full_round"
 """What :func:`step_cost` returns for a step into impeded terrain: the mover must spend a
@@ -32,42 +35,68 @@ _IMPASSABLE = (Terrain.BLOCKED, Terrain.PILLAR)
 
 def parse_direction(battle: Battle, direction: str | int) -> int:
     """A movement direction index from its name (``"NE"``) or index."""
+    n = len(geometry.direction_vectors(battle.kind))
+    if type(direction) is int and 0 <= direction < n:
+        return direction
     names = geometry.direction_names(battle.kind)
     if isinstance(direction, str) and direction.upper() in names:
         return names.index(direction.upper())
-    if (
-        isinstance(direction, int)
-        and not isinstance(direction, bool)
-        and 0 <= direction < len(names)
-    ):
-        return direction
     raise RulesQueryError(f"unknown direction {direction!r}; expected one of {' '.join(names)}")
+
+
+@cache
+def _step_area(kind: GridKind, ruleset: Ruleset, facing: int, d: int) -> str:
+    diff = abs(
+        geometry._norm180(geometry.direction_angle(kind, d) - geometry.facing_angle(kind, facing))
+    )
+    row = RULESETS[ruleset]
+    if diff <= row.front_max[kind] + 1e-6:
+        return Area.FRONT.value
+    rear = (
+        diff > row.rear_min[kind] + 1e-6
+        if row.rear_strict[kind]
+        else (diff >= row.rear_min[kind] - 1e-6)
+    )
+    return (Area.REAR if rear else row.side_area).value
 
 
 def step_area(battle: Battle, mover: str | Creature, direction: str | int) -> str:
     """Area a step in ``direction`` enters, judged by its direction (IC-06).
 
     Front iff the step direction lies within the front angle of the facing (45 degrees on
-    squares, 60 on hexes); ``"none"`` for movers without facing.
+    squares, 60 on hexes); ``"none"`` for movers without facing. Precomputed per
+    (grid, rule set, facing, direction).
     """
     m = battle.creature(mover)
     d = parse_direction(battle, direction)
     if battle.table(m) is None:
         return Area.NONE.value
-    diff = abs(
-        geometry._norm180(
-            geometry.direction_angle(battle.kind, d) - geometry.facing_angle(battle.kind, m.facing)
+    return _step_area(battle.kind, battle.ruleset, m.facing, d)
+
+
+class StepGeometry(NamedTuple):
+    """Precomputed offsets of one step of one footprint: the vector, the cells entered and
+    the wall corners a diagonal step would cut (EP-TER-04), relative to the anchor."""
+
+    vector: Pos
+    entered: tuple[Pos, ...]
+    corners: tuple[Pos, ...]
+    diagonal: bool
+
+
+@cache
+def step_geometry(kind: GridKind, shape: Shape, d: int) -> StepGeometry:
+    """The :class:`StepGeometry` of a step in direction ``d`` (computed once)."""
+    dx, dy = geometry.direction_vectors(kind)[d]
+    old = set(shape.offsets)
+    entered = tuple(c for c in shape.cells((dx, dy)) if c not in old)
+    diagonal = kind is GridKind.SQUARE and dx != 0 and dy != 0
+    corners: tuple[Pos, ...] = ()
+    if diagonal:
+        corners = tuple(
+            dict.fromkeys(p for x, y in shape.offsets for p in ((x + dx, y), (x, y + dy)))
         )
-    )
-    row = battle.rules
-    if diff <= row.front_max[battle.kind] + 1e-6:
-        return Area.FRONT.value
-    rear = (
-        diff > row.rear_min[battle.kind] + 1e-6
-        if row.rear_strict[battle.kind]
-        else (diff >= row.rear_min[battle.kind] - 1e-6)
-    )
-    return (Area.REAR if rear else row.side_area).value
+    return StepGeometry((dx, dy), entered, corners, diagonal)
 
 
 def corner_cut(battle: Battle, cells: Iterable[Pos], vector: Pos) -> bool:
@@ -107,22 +136,26 @@ def step_cost(
     """
     m = battle.creature(mover)
     d = parse_direction(battle, direction)
-    vec = geometry.direction_vectors(battle.kind)[d]
-    old = m.shape.cells(m.pos)
-    new_pos = (m.pos[0] + vec[0], m.pos[1] + vec[1])
-    entered = [c for c in m.shape.cells(new_pos) if c not in set(old)]
+    geo = step_geometry(battle.kind, m.shape, d)
+    x, y = m.pos
+    terrain = battle._terrain_map
+    occupancy = battle._occupancy
     difficult = impeded = False
-    for cell in entered:
-        terrain = battle.terrain_at(cell)
-        if terrain in _IMPASSABLE:
+    for ox, oy in geo.entered:
+        cell = (x + ox, y + oy)
+        t = terrain.get(cell, Terrain.BLOCKED)
+        if t is Terrain.BLOCKED or t is Terrain.PILLAR:
             return None
-        difficult |= terrain is Terrain.DIFFICULT
-        impeded |= terrain is Terrain.IMPEDED
-        for other in battle.occupants(cell):
+        if t is Terrain.DIFFICULT:
+            difficult = True
+        elif t is Terrain.IMPEDED:
+            impeded = True
+        for other in occupancy.get(cell, ()):
             if other != m.id and (five_foot_step or battle.creatures[other].team != m.team):
                 return None  # EP-WALK-01: only through allies; never end a step in a space
-    if corner_cut(battle, old, vec):
-        return None
+    for ox, oy in geo.corners:
+        if terrain.get((x + ox, y + oy), Terrain.BLOCKED) is Terrain.BLOCKED:
+            return None
     if five_foot_step:
         if m.speed < MIN_SPEED_FOR_FIVE_FOOT_STEP or difficult or impeded:  # EP-5FT-03
             return None
@@ -130,12 +163,11 @@ def step_cost(
     if impeded:
         return FULL_ROUND
     cost = 1
-    diagonal = battle.kind is GridKind.SQUARE and vec[0] != 0 and vec[1] != 0
-    if diagonal and battle.diagonal_rule == "alternating" and diagonals_so_far % 2 == 1:
+    if geo.diagonal and battle.diagonal_rule == "alternating" and diagonals_so_far % 2 == 1:
         cost = 2
     if difficult:
         cost *= DIFFICULT_MULTIPLIER
-    surcharge = battle.rules.movement_surcharge and not turn_first
+    surcharge = battle._rules.movement_surcharge and not turn_first
     if surcharge and step_area(battle, m, d) not in (Area.FRONT.value, Area.NONE.value):
         cost *= FACING_SURCHARGE_MULTIPLIER
     return cost

@@ -70,6 +70,16 @@ def threatened_cells(battle: Battle, creature: str | Creature) -> frozenset[Pos]
     return cells_within(battle, c, melee_reach(c))
 
 
+def threatened_offsets(battle: Battle, creature: str | Creature) -> frozenset[Pos]:
+    """:func:`threatened_cells` as offsets from the creature's anchor (cached per
+    footprint and reach; for observation stamps)."""
+    c = battle.creature(creature)
+    if not can_make_attacks_of_opportunity(c):
+        return frozenset()
+    radius = melee_reach(c) // FEET_PER_SQUARE
+    return _offsets_within(battle.kind, c.shape, radius, battle.diagonal_rule)
+
+
 def threatens(battle: Battle, creature: str | Creature, target: str | Creature | Pos) -> bool:
     """Whether ``creature`` threatens a cell or any square of another creature."""
     zone = threatened_cells(battle, creature)

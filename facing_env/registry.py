@@ -1,0 +1,41 @@
+"""Registration of the built-in scenarios with PettingZoo's registry.
+
+Each scenario file ``configs/<file>.yaml`` becomes ``facing_env/<Name>-v0``, the file name in
+CamelCase (``side_rear_skirmish`` -> ``facing_env/SideRearSkirmish-v0``), for both the AEC
+and the parallel API::
+
+    import facing_env, pettingzoo
+    env = pettingzoo.make("aec", "facing_env/Duel-v0")
+    par = pettingzoo.make("parallel", "facing_env/Skirmish-v0", dice="expected")
+"""
+
+from __future__ import annotations
+
+import pettingzoo
+
+from facing_env.scenario import scenario_names
+
+ENV_NAMESPACE = "facing_env"
+ENV_VERSION = 0
+
+
+def env_id(scenario: str) -> str:
+    """The registry id of a built-in scenario, e.g. ``facing_env/HexDuel-v0``."""
+    camel = "".join(part.capitalize() for part in scenario.split("_"))
+    return f"{ENV_NAMESPACE}/{camel}-v{ENV_VERSION}"
+
+
+def registered_ids() -> dict[str, str]:
+    """Registry id -> scenario name, for every built-in scenario."""
+    return {env_id(name): name for name in scenario_names()}
+
+
+def register_scenarios() -> None:
+    """Register every built-in scenario (AEC and parallel); safe to call more than once."""
+    for id_, name in registered_ids().items():
+        if id_ in pettingzoo.aec_registry:
+            continue
+        pettingzoo.register("aec", id_, entry_point="facing_env.env:env", kwargs={"scenario": name})
+        pettingzoo.register(
+            "parallel", id_, entry_point="facing_env.env:parallel_env", kwargs={"scenario": name}
+        )

@@ -1,0 +1,288 @@
+"""Reference (slow, cell-by-cell) observation builder: the differential oracle for the fast
+one in facing_env.observation. Same layout, drawn the obvious way.
+
+``observe(agent)`` returns ``{"observation": float32 vector, "action_mask": int8 vector}``.
+The vector is the concatenation of (see :class:`ObservationLayout` for offsets):
+
+1. **window**, ``W x W x 18`` (row-major, channels last), centred on the acting
+   creature's ``pos``; channels :data:`CHANNELS`.
+2. **table**, ``K x 30``: one row per creature slot (self, allies, enemies in spec order,
+   the same rows as the ATTACK actions); columns :data:`FEATURES`.
+3. **scalars**, 10 values about the turn: :data:`SCALARS`.
+
+Positions are relative to the observer; the areas are those of the rule set (flank and
+side share a channel). Creatures without facing have facing (0, 0).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from facing_env import engine, geometry, rules
+from facing_env.battle import Battle, Creature
+from facing_env.tables import SIZES
+from facing_env.types import Area, Terrain
+
+CHANNELS = (
+    "blocked",  # walls, pillars and off-board cells
+    "difficult",
+    "impeded",
+    "self",
+    "ally",
+    "enemy",
+    "size",  # occupant's size category / 8
+    "facing_x",  # occupant's facing vector (east)
+    "facing_y",  # (north)
+    "hp",  # occupant's hp fraction
+    "threatened_by_enemies",  # number of enemies threatening the cell / 4
+    "threatened_by_allies",
+    "own_front",  # the observer's areas, in and beyond the ring (IC-03)
+    "own_flank",
+    "own_rear",
+    "enemy_front",  # cells in the ring of some enemy's front / flank / rear
+    "enemy_flank",
+    "enemy_rear",
+)
+FEATURES = (
+    "present",
+    "is_self",
+    "ally",
+    "enemy",
+    "dx",
+    "dy",
+    "size",
+    "has_facing",
+    "facing_x",
+    "facing_y",
+    "hp_fraction",
+    "hp",
+    "ac",
+    "in_my_front",
+    "in_my_flank",
+    "in_my_rear",
+    "in_my_none",
+    "me_in_its_front",
+    "me_in_its_flank",
+    "me_in_its_rear",
+    "me_in_its_none",
+    "distance",
+    "flat_footed",
+    "threatens_me",
+    "i_threaten_it",
+    "my_facing_modifier",
+    "its_facing_modifier",
+    "my_sneak_attack",
+    "attackable",
+    "attacks_of_opportunity_left",
+)
+SCALARS = (
+    "movement_left",
+    "move_available",
+    "standard_available",
+    "five_foot_step_available",
+    "free_turn_available",
+    "moving",
+    "running",
+    "attacks_made",
+    "round_fraction",
+    "cleave",
+)
+_AREA_INDEX = {Area.FRONT: 0, Area.FLANK: 1, Area.SIDE: 1, Area.REAR: 2, Area.NONE: 3}
+
+
+@dataclass(frozen=True)
+class ObservationLayout:
+    """Sizes and offsets of the parts of the observation vector."""
+
+    window: int
+    n_slots: int
+
+    @property
+    def window_size(self) -> int:
+        """Number of values in the window part."""
+        return self.window * self.window * len(CHANNELS)
+
+    @property
+    def table_size(self) -> int:
+        """Number of values in the creature table."""
+        return self.n_slots * len(FEATURES)
+
+    @property
+    def size(self) -> int:
+        """Length of the whole vector."""
+        return self.window_size + self.table_size + len(SCALARS)
+
+    def split(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(window ``W x W x C``, table ``K x F``, scalars) views of an observation."""
+        w = obs[: self.window_size].reshape(self.window, self.window, len(CHANNELS))
+        t = obs[self.window_size : self.window_size + self.table_size].reshape(
+            self.n_slots, len(FEATURES)
+        )
+        return w, t, obs[self.window_size + self.table_size :]
+
+
+def _facing_vector(battle: Battle, c: Creature) -> tuple[float, float]:
+    if battle.table(c) is None:
+        return (0.0, 0.0)
+    angle = math.radians(geometry.facing_angle(battle.kind, c.facing))
+    return (math.cos(angle), math.sin(angle))
+
+
+def build(
+    battle: Battle, slots: list[str], layout: ObservationLayout, max_rounds: int
+) -> np.ndarray:
+    """The observation vector of creature ``slots[0]``."""
+    me = battle.creatures[slots[0]]
+    out = np.zeros(layout.size, dtype=np.float32)
+    window, table, scalars = layout.split(out)
+    _fill_window(battle, me, window, layout.window)
+    _fill_table(battle, me, slots, table, layout.window)
+    _fill_scalars(battle, me, scalars, max_rounds)
+    return out
+
+
+def _fill_window(battle: Battle, me: Creature, w: np.ndarray, size: int) -> None:
+    half = size // 2
+    ox, oy = me.pos[0] - half, me.pos[1] - half
+    table = battle.table(me)
+    enemy_threat: dict[tuple[int, int], int] = {}
+    ally_threat: dict[tuple[int, int], int] = {}
+    for c in battle.living():
+        target = ally_threat if c.team == me.team else enemy_threat
+        for cell in rules.threatened_cells(battle, c):
+            target[cell] = target.get(cell, 0) + 1
+        ring_table = battle.table(c)
+        if c.team != me.team and ring_table is not None:
+            for area, cells in ring_table.by_area.items():
+                ch = CHANNELS.index("enemy_front") + _AREA_INDEX[area]
+                for dx, dy in cells:
+                    i, j = c.pos[1] + dy - oy, c.pos[0] + dx - ox
+                    if 0 <= i < size and 0 <= j < size:
+                        w[i, j, ch] = 1.0
+    for i in range(size):
+        for j in range(size):
+            pos = (ox + j, oy + i)
+            terrain = battle.terrain_at(pos)
+            if terrain in (Terrain.BLOCKED, Terrain.PILLAR):
+                w[i, j, 0] = 1.0
+            elif terrain is Terrain.DIFFICULT:
+                w[i, j, 1] = 1.0
+            elif terrain is Terrain.IMPEDED:
+                w[i, j, 2] = 1.0
+            w[i, j, 10] = min(enemy_threat.get(pos, 0), 4) / 4.0
+            w[i, j, 11] = min(ally_threat.get(pos, 0), 4) / 4.0
+            if table is not None:
+                area = table.lookup((pos[0] - me.pos[0], pos[1] - me.pos[1])).area
+                if area is not Area.NONE:
+                    w[i, j, 12 + _AREA_INDEX[area]] = 1.0
+    for c in battle.living():
+        fx, fy = _facing_vector(battle, c)
+        kind = 3 if c.id == me.id else (4 if c.team == me.team else 5)
+        for x, y in battle.cells_of(c):
+            i, j = y - oy, x - ox
+            if 0 <= i < size and 0 <= j < size:
+                w[i, j, kind] = 1.0
+                w[i, j, 6] = c.size / 8.0
+                w[i, j, 7], w[i, j, 8] = fx, fy
+                w[i, j, 9] = c.hp / c.max_hp
+
+
+def _fill_table(battle: Battle, me: Creature, slots: list[str], t: np.ndarray, size: int) -> None:
+    mask_targets = (
+        {a.arg for a in engine.legal_actions(battle) if a.kind == engine.ATTACK}
+        if (engine.actor(battle) is me)
+        else set()
+    )
+    my_threat = rules.threatened_cells(battle, me)
+    for row, cid in enumerate(slots[: t.shape[0]]):
+        c = battle.creatures[cid]
+        if c.hp <= 0:
+            continue
+        fx, fy = _facing_vector(battle, c)
+        enemy = c.team != me.team
+        its_threat = rules.threatened_cells(battle, c)
+        dist = battle.cells_distance(battle.cells_of(me), battle.cells_of(c))
+        f = t[row]
+        f[0:4] = (1.0, float(c.id == me.id), float(not enemy and c.id != me.id), float(enemy))
+        f[4], f[5] = (c.pos[0] - me.pos[0]) / size, (c.pos[1] - me.pos[1]) / size
+        f[6], f[7], f[8], f[9] = c.size / 8.0, float(battle.table(c) is not None), fx, fy
+        f[10], f[11], f[12] = c.hp / c.max_hp, c.hp / 50.0, c.ac / 30.0
+        if c.id != me.id:
+            f[13 + _AREA_INDEX[Area(rules.area_of(battle, me, c))]] = 1.0
+            f[17 + _AREA_INDEX[Area(rules.area_of(battle, c, me))]] = 1.0
+        f[21] = dist / size
+        f[22] = float(c.flat_footed)
+        if enemy:
+            f[23] = float(any(cell in its_threat for cell in battle.cells_of(me)))
+            f[24] = float(any(cell in my_threat for cell in battle.cells_of(c)))
+            f[25] = rules.facing_modifier(battle, me, c) / 10.0
+            f[26] = rules.facing_modifier(battle, c, me) / 10.0
+            f[27] = float(rules.sneak_attack_applies(battle, me, c))
+            f[28] = float(cid in mask_targets)
+        used = battle.initiative.aoo_used.get(cid, 0) if battle.initiative else 0
+        f[29] = float(used == 0 and rules.can_make_attacks_of_opportunity(c))
+
+
+def _fill_scalars(battle: Battle, me: Creature, s: np.ndarray, max_rounds: int) -> None:
+    ts = battle.turn
+    if ts is None or ts.actor != me.id or engine.actor(battle) is None:
+        s[8] = battle.initiative.round / max_rounds if battle.initiative else 0.0
+        return
+    speed = max(1, me.speed // 5)
+    s[0] = engine.movement_capacity(battle) / (4 * speed)
+    s[1], s[2] = float(ts.move_available), float(ts.standard_available)
+    s[3] = float(not (ts.moved or ts.five_foot_step_taken or ts.running))
+    s[4] = float(not ts.free_turn_used)
+    s[5], s[6] = float(ts.moving), float(ts.running)
+    s[7] = ts.attacks_made / 4.0
+    s[8] = battle.initiative.round / max_rounds
+    s[9] = float(ts.cleave is not None)
+
+
+def state_size(width: int, height: int, n_slots: int) -> int:
+    """Length of the global ``state()`` vector."""
+    return width * height * 8 + n_slots * 10
+
+
+def build_state(battle: Battle, width: int, height: int, teams: tuple[str, ...]) -> np.ndarray:
+    """A global view for centralised critics: a ``height x width x 8`` grid (blocked,
+    difficult, impeded, team-0 occupancy, team-1 occupancy, size, hp, facing index / 12)
+    and a row of 10 values per creature in spec order."""
+    grid = np.zeros((height, width, 8), dtype=np.float32)
+    for r in range(min(height, battle.height)):
+        for col in range(min(width, battle.width)):
+            terrain = Terrain(int(battle.terrain[r, col]))
+            if terrain in (Terrain.BLOCKED, Terrain.PILLAR):
+                grid[r, col, 0] = 1
+            grid[r, col, 1] = terrain is Terrain.DIFFICULT
+            grid[r, col, 2] = terrain is Terrain.IMPEDED
+    rows = []
+    for c in battle.creatures.values():
+        team = teams.index(c.team) if c.team in teams else 0
+        if c.hp > 0:
+            for cell in battle.cells_of(c):
+                r, col = battle.column(cell)
+                if r < height and col < width:
+                    grid[r, col, 3 + min(team, 1)] = 1
+                    grid[r, col, 5] = c.size / 8
+                    grid[r, col, 6] = c.hp / c.max_hp
+                    grid[r, col, 7] = c.facing / 12
+        rows.append(
+            [
+                c.hp > 0,
+                team,
+                c.pos[0] / width,
+                c.pos[1] / height,
+                c.size / 8,
+                c.facing / 12,
+                c.hp / c.max_hp,
+                c.ac / 30,
+                c.flat_footed,
+                SIZES[c.size].reach / 25,
+            ]
+        )
+    table = np.asarray(rows, dtype=np.float32).reshape(-1)
+    return np.concatenate([grid.reshape(-1), table])
