@@ -35,7 +35,7 @@ from facing_env.dice import Dice
 from facing_env.errors import IllegalActionError
 from facing_env.events import Event
 from facing_env.geometry import Shape
-from facing_env.rules.movement import FULL_ROUND
+from facing_env.rules.movement import FULL_ROUND, entry_cost, step_entry
 from facing_env.tables import FEET_PER_SQUARE
 from facing_env.turn import AttackSlot, Initiative, TurnState
 from facing_env.types import GridKind, Ruleset, Terrain
@@ -233,6 +233,62 @@ def legal_actions(battle: Battle) -> list[Action]:
 
 
 def _legal_actions(battle: Battle) -> list[Action]:
+    """The fast scan behind :func:`legal_actions`: each direction's cells are read once
+    (``rules.movement.step_entry``) and the checks of :func:`why_illegal` are applied in
+    the same order. ``tests/test_engine_mask.py`` proves the two agree on random states."""
+    c = actor(battle)
+    if c is None:
+        return []
+    ts = battle.turn
+    legal = [Action(END_TURN)]
+    if _check_run(battle, c, None) is None:
+        legal.append(Action(RUN))
+    turnable = _turnable(battle, c)
+    n_dirs = len(geometry.direction_vectors(battle.kind))
+    walk = not ts.five_foot_step_taken
+    capacity = movement_capacity(battle) if walk else 0
+    fresh = not ts.moved and ts.move_available and ts.standard_available
+    full_round_ok = fresh and not ts.attacks_made and not ts.running
+    five_ok = not (ts.moved or ts.five_foot_step_taken or ts.running)
+    moves, keeps, fives = [], [], []
+    for d in range(n_dirs):
+        entry = step_entry(battle, c, d)
+        if not entry.open:
+            continue
+        if walk and not entry.occupied and not (ts.running and entry.difficult):
+            for turn_first, bucket, kind in ((True, moves, MOVE), (False, keeps, STEP_KEEP_FACING)):
+                if not turn_first and (not turnable or toward_direction(battle, c, d) == c.facing):
+                    continue
+                cost = entry_cost(
+                    battle, c, d, entry, turn_first=turn_first, diagonals_so_far=ts.diagonals
+                )
+                if cost is None:
+                    continue
+                if (cost == FULL_ROUND and full_round_ok) or (
+                    cost != FULL_ROUND and cost <= capacity  # type: ignore[operator]
+                ):
+                    bucket.append(Action(kind, d))
+        if five_ok and entry_cost(battle, c, d, entry, five_foot_step=True) is not None:
+            fives.append(Action(FIVE_FOOT_STEP, d))
+    legal += moves + keeps + fives
+    if turnable and _turn_cost(battle) is not None:
+        legal.extend(
+            Action(TURN, f)
+            for f in geometry.allowed_facings(battle.kind, battle.ruleset, c.shape)
+            if f != c.facing
+        )
+    if _attack_slots(battle)[0]:
+        legal.extend(
+            Action(ATTACK, e.id)
+            for e in battle.living()
+            if e.team != c.team and _usable_slot(battle, c, e) is not None
+        )
+    return legal
+
+
+def reference_legal_actions(battle: Battle) -> list[Action]:
+    """Every candidate action that :func:`why_illegal` accepts, the slow way (the oracle
+    for :func:`legal_actions`)."""
     c = actor(battle)
     if c is None:
         return []

@@ -111,6 +111,79 @@ def corner_cut(battle: Battle, cells: Iterable[Pos], vector: Pos) -> bool:
     return False
 
 
+class StepEntry(NamedTuple):
+    """What a step in one direction would enter (shared by :func:`step_cost` and the
+    engine's legal-action scan, so both read the board the same way)."""
+
+    open: bool  # on the board, not blocked, no enemy, no cut wall corner
+    occupied: bool  # some other creature (an ally) in an entered cell
+    difficult: bool
+    impeded: bool
+    diagonal: bool
+
+
+def step_entry(battle: Battle, m: Creature, d: int) -> StepEntry:
+    """Read the cells a step of ``m`` in direction index ``d`` enters (EP-TER-01..04,
+    EP-WALK-01)."""
+    geo = step_geometry(battle.kind, m.shape, d)
+    x, y = m.pos
+    terrain = battle._terrain_map
+    occupancy = battle._occupancy
+    difficult = impeded = occupied = False
+    for ox, oy in geo.entered:
+        cell = (x + ox, y + oy)
+        t = terrain.get(cell, Terrain.BLOCKED)
+        if t is Terrain.BLOCKED or t is Terrain.PILLAR:
+            return StepEntry(False, False, False, False, geo.diagonal)
+        if t is Terrain.DIFFICULT:
+            difficult = True
+        elif t is Terrain.IMPEDED:
+            impeded = True
+        for other in occupancy.get(cell, ()):
+            if other != m.id:
+                if battle.creatures[other].team != m.team:
+                    return StepEntry(False, True, False, False, geo.diagonal)
+                occupied = True
+    for ox, oy in geo.corners:
+        if terrain.get((x + ox, y + oy), Terrain.BLOCKED) is Terrain.BLOCKED:
+            return StepEntry(False, occupied, difficult, impeded, geo.diagonal)
+    return StepEntry(True, occupied, difficult, impeded, geo.diagonal)
+
+
+def entry_cost(
+    battle: Battle,
+    m: Creature,
+    d: int,
+    entry: StepEntry,
+    *,
+    turn_first: bool = False,
+    five_foot_step: bool = False,
+    diagonals_so_far: int = 0,
+) -> int | str | None:
+    """:func:`step_cost` from an already read :class:`StepEntry`."""
+    if not entry.open:
+        return None
+    if five_foot_step:
+        if entry.occupied or entry.difficult or entry.impeded:  # EP-5FT-03
+            return None
+        return 1 if m.speed >= MIN_SPEED_FOR_FIVE_FOOT_STEP else None
+    if entry.impeded:
+        return FULL_ROUND
+    cost = 1
+    if entry.diagonal and diagonals_so_far % 2 == 1 and battle.diagonal_rule == "alternating":
+        cost = 2
+    if entry.difficult:
+        cost *= DIFFICULT_MULTIPLIER
+    surcharge = battle._rules.movement_surcharge and not turn_first
+    if (
+        surcharge
+        and battle.table(m) is not None
+        and _step_area(battle.kind, battle.ruleset, m.facing, d) != Area.FRONT.value
+    ):
+        cost *= FACING_SURCHARGE_MULTIPLIER
+    return cost
+
+
 def step_cost(
     battle: Battle,
     mover: str | Creature,
@@ -136,41 +209,15 @@ def step_cost(
     """
     m = battle.creature(mover)
     d = parse_direction(battle, direction)
-    geo = step_geometry(battle.kind, m.shape, d)
-    x, y = m.pos
-    terrain = battle._terrain_map
-    occupancy = battle._occupancy
-    difficult = impeded = False
-    for ox, oy in geo.entered:
-        cell = (x + ox, y + oy)
-        t = terrain.get(cell, Terrain.BLOCKED)
-        if t is Terrain.BLOCKED or t is Terrain.PILLAR:
-            return None
-        if t is Terrain.DIFFICULT:
-            difficult = True
-        elif t is Terrain.IMPEDED:
-            impeded = True
-        for other in occupancy.get(cell, ()):
-            if other != m.id and (five_foot_step or battle.creatures[other].team != m.team):
-                return None  # EP-WALK-01: only through allies; never end a step in a space
-    for ox, oy in geo.corners:
-        if terrain.get((x + ox, y + oy), Terrain.BLOCKED) is Terrain.BLOCKED:
-            return None
-    if five_foot_step:
-        if m.speed < MIN_SPEED_FOR_FIVE_FOOT_STEP or difficult or impeded:  # EP-5FT-03
-            return None
-        return 1
-    if impeded:
-        return FULL_ROUND
-    cost = 1
-    if geo.diagonal and battle.diagonal_rule == "alternating" and diagonals_so_far % 2 == 1:
-        cost = 2
-    if difficult:
-        cost *= DIFFICULT_MULTIPLIER
-    surcharge = battle._rules.movement_surcharge and not turn_first
-    if surcharge and step_area(battle, m, d) not in (Area.FRONT.value, Area.NONE.value):
-        cost *= FACING_SURCHARGE_MULTIPLIER
-    return cost
+    return entry_cost(
+        battle,
+        m,
+        d,
+        step_entry(battle, m, d),
+        turn_first=turn_first,
+        five_foot_step=five_foot_step,
+        diagonals_so_far=diagonals_so_far,
+    )
 
 
 def movement_allowance(battle: Battle, creature: str | Creature, mode: str = "walk") -> int:
