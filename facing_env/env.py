@@ -9,7 +9,8 @@ Actions
 Observations
     ``{"observation": Box(float32, (W*W*18 + K*30 + 10,)), "action_mask": Box(int8, (n,))}``;
     layout in :mod:`facing_env.observation` (window channels, creature table, scalars).
-    Agents other than the actor see their own view with an all-zero mask.
+    Agents other than the actor (waiting or dead) see their own view with a placeholder
+    mask in which only END_TURN is set; they are never asked to act on it.
     ``state()`` gives a global view for centralised critics.
 Rewards
     From the engine's events (:mod:`facing_env.rewards`): damage dealt to enemies, with
@@ -36,7 +37,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from facing_env import engine, observation, rewards
-from facing_env.actions import ActionCodec, creature_slots
+from facing_env.actions import END_TURN_INDEX, ActionCodec, creature_slots
 from facing_env.dice import Dice
 from facing_env.observation import ObservationLayout
 from facing_env.render import board_text
@@ -78,7 +79,9 @@ class raw_env(AECEnv):
         self.possible_agents = self._agent_names(probe)
         self._obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(-np.inf, np.inf, (self.layout.size,), np.float32),
+                "observation": spaces.Box(
+                    -observation.BOUND, observation.BOUND, (self.layout.size,), np.float32
+                ),
                 "action_mask": spaces.Box(0, 1, (self.codec.n,), np.int8),
             }
         )
@@ -86,8 +89,8 @@ class raw_env(AECEnv):
         gen = self.scenario.generator
         self._state_dims = (gen.width[1], gen.height[1]) if gen else (probe.width, probe.height)
         self.state_space = spaces.Box(
-            -np.inf,
-            np.inf,
+            -observation.BOUND,
+            observation.BOUND,
             (observation.state_size(*self._state_dims, self.layout.n_slots),),
             np.float32,
         )
@@ -218,8 +221,10 @@ class raw_env(AECEnv):
             ),
             "action_mask": self.codec.mask(self.battle, slots),
         }
-        if self.terminations.get(agent) or self.truncations.get(agent):
-            obs["action_mask"][:] = 0
+        if not obs["action_mask"].any():
+            # Not this agent's turn (or it is dead): only the END_TURN placeholder is set,
+            # so masked samplers never see an all-zero mask. It is never applied.
+            obs["action_mask"][END_TURN_INDEX] = 1
         self._obs_cache[agent] = obs
         return obs
 
@@ -228,6 +233,7 @@ class raw_env(AECEnv):
         vec = observation.build_state(self.battle, *self._state_dims, self.scenario.teams)
         out = np.zeros(self.state_space.shape, dtype=np.float32)
         out[: min(len(vec), len(out))] = vec[: len(out)]
+        np.clip(out, -observation.BOUND, observation.BOUND, out=out)
         return out
 
     def render(self) -> str | None:

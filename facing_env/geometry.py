@@ -72,6 +72,13 @@ class Shape:
     kind: GridKind
     offsets: tuple[Pos, ...]
     name: str
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.kind, self.offsets, self.name)))
+
+    def __hash__(self) -> int:  # shapes key every geometry cache: hash once
+        return self._hash
 
     @property
     def centroid(self) -> tuple[float, float]:

@@ -91,6 +91,9 @@ SCALARS = (
     "round_fraction",
     "cleave",
 )
+BOUND = 64.0
+"""Every observation value lies in ``[-BOUND, BOUND]`` (most in ``[-1, 1]``; relative
+positions and raw hit points / 50 can exceed 1 on big boards and big monsters)."""
 _AREA_INDEX = {Area.FRONT: 0, Area.FLANK: 1, Area.SIDE: 1, Area.REAR: 2, Area.NONE: 3}
 
 
@@ -271,43 +274,58 @@ def build(
     board.window_of(battle, me, window)
     _fill_table(battle, me, slots, table, layout.window)
     _fill_scalars(battle, me, scalars, max_rounds)
+    np.clip(out, -BOUND, BOUND, out=out)
     return out
 
 
 def _fill_table(battle: Battle, me: Creature, slots: list[str], t: np.ndarray, size: int) -> None:
+    acting = engine.actor(battle) is me
     mask_targets = (
-        {a.arg for a in engine.legal_actions(battle) if a.kind == engine.ATTACK}
-        if (engine.actor(battle) is me)
-        else set()
+        {a.arg for a in engine.legal_actions(battle) if a.kind == engine.ATTACK} if acting else ()
     )
     my_threat = rules.threatened_cells(battle, me)
+    my_cells = battle.cells_of(me)
+    mx, my = me.pos
+    aoo_used = battle.initiative.aoo_used if battle.initiative else {}
+    inv = 1.0 / size
     for row, cid in enumerate(slots[: t.shape[0]]):
         c = battle.creatures[cid]
         if c.hp <= 0:
             continue
         fx, fy = _facing_vector(battle, c)
+        is_me = c is me
         enemy = c.team != me.team
-        its_threat = rules.threatened_cells(battle, c)
-        dist = battle.cells_distance(battle.cells_of(me), battle.cells_of(c))
+        c_cells = battle.cells_of(c)
         f = t[row]
-        f[0:4] = (1.0, float(c.id == me.id), float(not enemy and c.id != me.id), float(enemy))
-        f[4], f[5] = (c.pos[0] - me.pos[0]) / size, (c.pos[1] - me.pos[1]) / size
-        f[6], f[7], f[8], f[9] = c.size / 8.0, float(battle.table(c) is not None), fx, fy
-        f[10], f[11], f[12] = c.hp / c.max_hp, c.hp / 50.0, c.ac / 30.0
-        if c.id != me.id:
+        f[0:13] = (
+            1.0,
+            float(is_me),
+            float(not enemy and not is_me),
+            float(enemy),
+            (c.pos[0] - mx) * inv,
+            (c.pos[1] - my) * inv,
+            c.size / 8.0,
+            float(battle.table(c) is not None),
+            fx,
+            fy,
+            c.hp / c.max_hp,
+            c.hp / 50.0,
+            c.ac / 30.0,
+        )
+        if not is_me:
             f[13 + _AREA_INDEX[Area(rules.area_of(battle, me, c))]] = 1.0
             f[17 + _AREA_INDEX[Area(rules.area_of(battle, c, me))]] = 1.0
-        f[21] = dist / size
+        f[21] = battle.cells_distance(my_cells, c_cells) * inv
         f[22] = float(c.flat_footed)
         if enemy:
-            f[23] = float(any(cell in its_threat for cell in battle.cells_of(me)))
-            f[24] = float(any(cell in my_threat for cell in battle.cells_of(c)))
+            its_threat = rules.threatened_cells(battle, c)
+            f[23] = float(any(cell in its_threat for cell in my_cells))
+            f[24] = float(any(cell in my_threat for cell in c_cells))
             f[25] = rules.facing_modifier(battle, me, c) / 10.0
             f[26] = rules.facing_modifier(battle, c, me) / 10.0
             f[27] = float(rules.sneak_attack_applies(battle, me, c))
             f[28] = float(cid in mask_targets)
-        used = battle.initiative.aoo_used.get(cid, 0) if battle.initiative else 0
-        f[29] = float(used == 0 and rules.can_make_attacks_of_opportunity(c))
+        f[29] = float(aoo_used.get(cid, 0) == 0 and rules.can_make_attacks_of_opportunity(c))
 
 
 def _fill_scalars(battle: Battle, me: Creature, s: np.ndarray, max_rounds: int) -> None:

@@ -8,7 +8,7 @@ move provokes, only the modifiers (UA-AOO-01..03, see ``attacks.facing_modifier`
 from __future__ import annotations
 
 import itertools
-from functools import cache
+from functools import cache, lru_cache
 from typing import Iterable, Sequence
 
 from facing_env.battle import Attack, Battle, Creature
@@ -50,12 +50,22 @@ def _offsets_within(
     )
 
 
-def cells_within(battle: Battle, creature: Creature, feet: int) -> frozenset[Pos]:
-    """Cells within ``feet`` of the creature's space, plus its own space."""
-    radius = feet // FEET_PER_SQUARE
-    x, y = creature.pos
-    offs = _offsets_within(battle.kind, creature.shape, radius, battle.diagonal_rule)
+@lru_cache(maxsize=16384)
+def _cells_within_at(
+    kind: GridKind, shape: Shape, radius: int, diagonal_rule: str, pos: Pos
+) -> frozenset[Pos]:
+    x, y = pos
+    offs = _offsets_within(kind, shape, radius, diagonal_rule)
     return frozenset((x + dx, y + dy) for dx, dy in offs)
+
+
+def cells_within(battle: Battle, creature: Creature, feet: int) -> frozenset[Pos]:
+    """Cells within ``feet`` of the creature's space, plus its own space (cached per
+    footprint, radius and position)."""
+    radius = feet // FEET_PER_SQUARE
+    return _cells_within_at(
+        battle.kind, creature.shape, radius, battle.diagonal_rule, tuple(creature.pos)
+    )
 
 
 def threatened_cells(battle: Battle, creature: str | Creature) -> frozenset[Pos]:
