@@ -1,0 +1,312 @@
+"""Round-robin evaluation: win rates, ratings, damage and where attacks came from.
+
+``python -m facing_env.evaluate --scenario skirmish --agents flanker aggressive random
+--games 100 --json report.json [--markdown report.md] [--record DIR]``
+
+An agent is a scripted agent's name (``random``, ``aggressive``, ``flanker``,
+``defensive``) or ``model:PATH`` for a saved MaskablePPO model. Every pair plays ``games``
+games over seeds ``seed, seed+1, ...``, each agent taking each team in half of them. The
+report gives, per pair, wins / draws / losses with a 95% Wilson interval on the win rate;
+per agent, an openskill (Plackett-Luce) rating over all games, damage dealt per round, and
+the **attack-origin breakdown**: how many of its chosen attacks came from the defender's
+front, flank and rear (``side`` under ``side_rear``; ``none`` for defenders without facing
+or under ``standard``), with its sneak attacks and attacks of opportunity.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from facing_env.env import raw_env
+from facing_env.errors import ScenarioError
+from facing_env.match import Agent, GameResult, play_game, replay_record
+
+AREAS = ("front", "flank", "side", "rear", "none")
+
+
+def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion (draws may count as half successes)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass
+class PairResult:
+    """Games between two agents, counted from ``a``'s side."""
+
+    a: str
+    b: str
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        """Games played."""
+        return self.wins + self.draws + self.losses
+
+    @property
+    def win_rate(self) -> float:
+        """Share of games ``a`` won."""
+        return self.wins / self.games if self.games else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form, with the interval."""
+        low, high = wilson_interval(self.wins, self.games)
+        return {
+            "a": self.a,
+            "b": self.b,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "games": self.games,
+            "win_rate": self.win_rate,
+            "win_rate_ci95": [low, high],
+        }
+
+
+@dataclass
+class AgentResult:
+    """Everything one agent did over all its games."""
+
+    name: str
+    games: int = 0
+    wins: int = 0
+    rounds: int = 0
+    damage_dealt: int = 0
+    attacks: Counter[str] = field(default_factory=Counter)
+    sneak_attacks: int = 0
+    attacks_of_opportunity: int = 0
+    rating_mu: float = 25.0
+    rating_sigma: float = 25.0 / 3
+
+    def shares(self) -> dict[str, float]:
+        """Share of its chosen attacks by defender area."""
+        total = sum(self.attacks.values())
+        return {a: (self.attacks[a] / total if total else 0.0) for a in AREAS if a in self.attacks}
+
+    @property
+    def flank_or_rear_share(self) -> float:
+        """Share of chosen attacks made from the defender's flank, side or rear."""
+        total = sum(self.attacks.values())
+        behind = self.attacks["flank"] + self.attacks["side"] + self.attacks["rear"]
+        return behind / total if total else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "name": self.name,
+            "games": self.games,
+            "wins": self.wins,
+            "rating": {
+                "mu": self.rating_mu,
+                "sigma": self.rating_sigma,
+                "ordinal": self.rating_mu - 3 * self.rating_sigma,
+            },
+            "damage_per_round": self.damage_dealt / self.rounds if self.rounds else 0.0,
+            "attacks": {a: self.attacks[a] for a in AREAS if self.attacks[a]},
+            "attack_shares": self.shares(),
+            "flank_or_rear_share": self.flank_or_rear_share,
+            "sneak_attacks": self.sneak_attacks,
+            "attacks_of_opportunity": self.attacks_of_opportunity,
+        }
+
+
+@dataclass
+class Report:
+    """A whole evaluation."""
+
+    scenario: str
+    games_per_pair: int
+    pairs: list[PairResult]
+    agents: dict[str, AgentResult]
+
+    def pair(self, a: str, b: str) -> PairResult:
+        """The result of ``a`` against ``b`` (from ``a``'s side)."""
+        for p in self.pairs:
+            if (p.a, p.b) == (a, b):
+                return p
+            if (p.b, p.a) == (a, b):
+                return PairResult(a, b, p.losses, p.draws, p.wins)
+        raise KeyError(f"no games between {a!r} and {b!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "scenario": self.scenario,
+            "games_per_pair": self.games_per_pair,
+            "pairs": [p.to_dict() for p in self.pairs],
+            "agents": {n: a.to_dict() for n, a in self.agents.items()},
+        }
+
+    def markdown(self) -> str:
+        """The report as markdown tables."""
+        lines = [
+            f"## Evaluation on `{self.scenario}` ({self.games_per_pair} games per pair)",
+            "",
+            "| agent | vs | wins | draws | losses | win rate (95% CI) |",
+            "|---|---|---|---|---|---|",
+        ]
+        for p in self.pairs:
+            low, high = wilson_interval(p.wins, p.games)
+            lines.append(
+                f"| {p.a} | {p.b} | {p.wins} | {p.draws} | {p.losses} | "
+                f"{p.win_rate:.2f} ({low:.2f}-{high:.2f}) |"
+            )
+        lines += [
+            "",
+            "| agent | rating | damage/round | attacks front / flank / side / rear / none "
+            "| flank+rear share | sneak | AoO |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for a in sorted(self.agents.values(), key=lambda r: -(r.rating_mu - 3 * r.rating_sigma)):
+            counts = " / ".join(str(a.attacks[x]) for x in AREAS)
+            dpr = a.damage_dealt / a.rounds if a.rounds else 0.0
+            lines.append(
+                f"| {a.name} | {a.rating_mu - 3 * a.rating_sigma:.1f} | {dpr:.2f} | {counts} "
+                f"| {a.flank_or_rear_share:.2f} | {a.sneak_attacks} | {a.attacks_of_opportunity} |"
+            )
+        return "\n".join(lines) + "\n"
+
+
+def _rate(
+    model: Any, ratings: dict[str, Any], a: str, b: str, result: GameResult, teams: dict
+) -> None:
+    if model is None:
+        return
+    ranks = [0, 0]  # a draw
+    if result.winner is not None:
+        ranks = [0, 1] if teams[result.winner] == a else [1, 0]
+    [[ra], [rb]] = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
+    ratings[a], ratings[b] = ra, rb
+
+
+def _rating_model() -> Any:
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:  # ratings need the ``train`` extra; the rest works without
+        return None
+    return PlackettLuce()
+
+
+def evaluate(
+    scenario: str,
+    agents: Sequence[str],
+    games: int,
+    *,
+    seed: int = 0,
+    record_dir: str | Path | None = None,
+    make: Callable[[str], Agent] | None = None,
+    progress: Callable[[int], None] | None = None,
+    **env_kwargs: Any,
+) -> Report:
+    """Round-robin among ``agents`` (names or ``model:PATH``), ``games`` games per pair."""
+    if len(set(agents)) < 2:
+        raise ValueError("evaluation needs at least two different agents")
+    if games < 1:
+        raise ValueError("games must be at least 1")
+    if make is None:
+        from facing_env.agents import make_agent as make
+    players = {name: make(name) for name in agents}
+    env = raw_env(scenario=scenario, **env_kwargs)
+    team_a, team_b = env.scenario.teams[:2]
+    model = _rating_model()
+    ratings = {n: model.rating(name=n) for n in agents} if model else {}
+    results = {n: AgentResult(n) for n in agents}
+    pairs = []
+    record = Path(record_dir) if record_dir is not None else None
+    if record is not None:
+        record.mkdir(parents=True, exist_ok=True)
+    for a, b in itertools.combinations(agents, 2):
+        pair = PairResult(a, b)
+        for g in range(games):
+            teams = {team_a: a, team_b: b} if g % 2 == 0 else {team_a: b, team_b: a}
+            result = play_game(
+                scenario, {t: players[n] for t, n in teams.items()}, seed + g, env=env
+            )
+            _tally(pair, results, result, teams, a)
+            _rate(model, ratings, a, b, result, teams)
+            if record is not None:
+                data = replay_record(result, teams, **env_kwargs)
+                path = record / f"{_slug(a)}_vs_{_slug(b)}_{g:04d}.json"
+                path.write_text(json.dumps(data))
+            if progress is not None:
+                progress(1)
+        pairs.append(pair)
+    for n, r in ratings.items():
+        results[n].rating_mu, results[n].rating_sigma = r.mu, r.sigma
+    return Report(scenario, games, pairs, results)
+
+
+def _slug(name: str) -> str:
+    base = Path(name.split(":", 1)[1]).stem if name.startswith("model:") else name
+    return "".join(ch if ch.isalnum() else "-" for ch in base)[:40]
+
+
+def _tally(
+    pair: PairResult,
+    results: dict[str, AgentResult],
+    result: GameResult,
+    teams: dict[str, str],
+    a: str,
+) -> None:
+    if result.winner is None:
+        pair.draws += 1
+    elif teams[result.winner] == a:
+        pair.wins += 1
+    else:
+        pair.losses += 1
+    for team, name in teams.items():
+        r, s = results[name], result.teams[team]
+        r.games += 1
+        r.wins += int(result.winner == team)
+        r.rounds += result.rounds
+        r.damage_dealt += s.damage_dealt
+        r.attacks.update(s.attacks)
+        r.sneak_attacks += s.sneak_attacks
+        r.attacks_of_opportunity += s.attacks_of_opportunity
+
+
+def main(argv: Sequence[str] | None = None) -> Report:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(prog="python -m facing_env.evaluate", description=__doc__)
+    parser.add_argument("--scenario", default="duel", help="scenario name or YAML path")
+    parser.add_argument("--agents", nargs="+", required=True, help="names or model:PATH")
+    parser.add_argument("--games", type=int, default=100, help="games per pair")
+    parser.add_argument("--seed", type=int, default=0, help="first battle seed")
+    parser.add_argument("--json", help="write the report as JSON here")
+    parser.add_argument("--markdown", help="write the report as markdown here")
+    parser.add_argument("--record", help="save every game's replay JSON in this folder")
+    parser.add_argument("--dice", choices=("roll", "expected"), help="override the dice mode")
+    args = parser.parse_args(argv)
+    kwargs = {"dice": args.dice} if args.dice else {}
+    try:
+        report = evaluate(
+            args.scenario, args.agents, args.games, seed=args.seed, record_dir=args.record, **kwargs
+        )
+    except (ValueError, ScenarioError, ImportError, OSError) as exc:
+        parser.error(str(exc))
+    text = report.markdown()
+    print(text)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.to_dict(), indent=2))
+    if args.markdown:
+        Path(args.markdown).write_text(text)
+    return report
+
+
+if __name__ == "__main__":
+    main()

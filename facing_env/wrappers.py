@@ -1,0 +1,181 @@
+"""A single-agent Gymnasium view of a battle, for stable-baselines3 and sb3-contrib.
+
+:class:`TeamLearnerEnv` lets one learner control every creature of its team with shared
+parameters: each Gymnasium step is one atomic action of whichever learner creature is
+acting. Everything else happens inside ``step``: the other team is played by an opponent
+drawn from a pool (scripted agents by name, or frozen snapshots of the learner as
+``model:PATH``), dead creatures take PettingZoo's dead step, and every reward the learner's
+creatures earn in between (damage dealt, damage taken, kills, the outcome) is summed into
+the reward of the learner's next step. ``action_masks()`` gives the mask for
+``MaskablePPO``. The learner's team is drawn per episode (``learner_team=None``) so one
+policy learns both sides; observations are egocentric, so the sides look alike.
+
+Illegal actions (only an unmasked algorithm or Gymnasium's ``check_env`` sends them):
+``illegal_action="end_turn"`` (default) ends the creature's turn instead, adds
+``illegal_penalty`` to the reward and reports the index as ``info["illegal_action"]``;
+``illegal_action="raise"`` raises :class:`~facing_env.errors.IllegalActionError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from facing_env.actions import END_TURN_INDEX
+from facing_env.env import raw_env
+from facing_env.errors import IllegalActionError
+from facing_env.match import Agent
+
+
+class TeamLearnerEnv(gym.Env):
+    """One learner (a whole team) against an opponent pool; see the module docstring."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012
+
+    def __init__(
+        self,
+        scenario: str = "duel",
+        opponents: Sequence[str | Agent] = ("random",),
+        learner_team: str | None = None,
+        render_mode: str | None = None,
+        illegal_action: str = "end_turn",
+        illegal_penalty: float = -0.1,
+        **env_kwargs: Any,
+    ) -> None:
+        if illegal_action not in ("end_turn", "raise"):
+            raise ValueError(
+                f"illegal_action must be 'end_turn' or 'raise', not {illegal_action!r}"
+            )
+        self.illegal_action = illegal_action
+        self.illegal_penalty = illegal_penalty
+        self.env = raw_env(scenario=scenario, render_mode=render_mode, **env_kwargs)
+        self.scenario = scenario
+        self.render_mode = render_mode
+        teams = self.env.scenario.teams
+        if learner_team is not None and learner_team not in teams:
+            raise ValueError(f"learner_team {learner_team!r} is not one of {list(teams)}")
+        self.learner_team = learner_team
+        space = self.env.observation_space(self.env.possible_agents[0])
+        self.observation_space = space["observation"]
+        self.action_space = self.env.action_space(self.env.possible_agents[0])
+        self._pool: list[tuple[str, Agent]] = []
+        for spec in opponents:
+            self.add_opponent(spec)
+        self.team = learner_team or teams[0]
+        self.opponent_name = ""
+        self._opponent: Agent | None = None
+        self._mask = np.zeros(self.action_space.n, dtype=np.int8)
+        self._obs = np.zeros(self.observation_space.shape, dtype=np.float32)
+
+    # -- opponents ------------------------------------------------------------------------
+
+    def add_opponent(self, spec: str | Agent) -> None:
+        """Add a scripted agent by name, a saved model as ``model:PATH``, or an agent."""
+        if isinstance(spec, str):
+            from facing_env.agents import make_agent
+
+            self._pool.append((spec, make_agent(spec)))
+        else:
+            self._pool.append((type(spec).__name__, spec))
+
+    def opponent_names(self) -> list[str]:
+        """Names in the opponent pool."""
+        return [name for name, _ in self._pool]
+
+    # -- gymnasium API --------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """A new battle seeded from this env's generator; ``options["opponent"]`` picks one
+        opponent of the pool by name."""
+        super().reset(seed=seed)
+        if not self._pool:
+            raise ValueError("the opponent pool is empty: add_opponent() first")
+        self.env.reset(seed=int(self.np_random.integers(2**31 - 1)))
+        teams = self.env.scenario.teams
+        self.team = self.learner_team or teams[int(self.np_random.integers(len(teams)))]
+        wanted = (options or {}).get("opponent")
+        names = self.opponent_names()
+        if wanted is not None and wanted not in names:
+            raise ValueError(f"opponent {wanted!r} is not in the pool {names}")
+        index = names.index(wanted) if wanted else int(self.np_random.integers(len(self._pool)))
+        self.opponent_name, self._opponent = self._pool[index]
+        _, done = self._advance()
+        return self._obs.copy(), self._info(done)
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """One action of the acting learner creature, then everyone else until the learner
+        must act again or the battle ends."""
+        action = int(action)
+        extra: dict[str, Any] = {}
+        penalty = 0.0
+        if not (0 <= action < len(self._mask) and self._mask[action]):
+            if self.illegal_action == "raise":
+                raise IllegalActionError(f"action {action} is not allowed by the mask")
+            extra["illegal_action"], penalty, action = action, self.illegal_penalty, END_TURN_INDEX
+        self.env.step(action)
+        reward = penalty + self._team_reward()
+        more, done = self._advance()
+        reward += more
+        truncated = done and not self._decided()
+        info = {**self._info(done), **extra}
+        return self._obs.copy(), float(reward), done and not truncated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the current learner action (for sb3-contrib's MaskablePPO)."""
+        return self._mask.astype(bool)
+
+    def render(self) -> str | None:
+        """The board as text (``render_mode="ansi"``)."""
+        return self.env.render()
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _team_reward(self) -> float:
+        env = self.env
+        return sum(r for a, r in env.rewards.items() if env.teams[env.agent_to_id[a]] == self.team)
+
+    def _mine(self, agent: str) -> bool:
+        return self.env.teams[self.env.agent_to_id[agent]] == self.team
+
+    def _decided(self) -> bool:
+        from facing_env import engine
+
+        return engine.is_over(self.env.battle)
+
+    def _advance(self) -> tuple[float, bool]:
+        """Play opponents and dead steps until a living learner creature must act."""
+        env, reward = self.env, 0.0
+        while env.agents:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+            elif self._mine(agent):
+                obs = env.observe(agent)
+                self._obs, self._mask = obs["observation"], obs["action_mask"]
+                return reward, False
+            else:
+                obs = env.observe(agent)
+                assert self._opponent is not None
+                act = self._opponent.act(obs["observation"], obs["action_mask"], self.np_random)
+                env.step(int(act))
+            reward += self._team_reward()
+        mine = [a for a in env.possible_agents if self._mine(a)]
+        last = env.observe(mine[0])
+        self._obs, self._mask = last["observation"], last["action_mask"]
+        return reward, True
+
+    def _info(self, done: bool) -> dict[str, Any]:
+        info: dict[str, Any] = {"team": self.team, "opponent": self.opponent_name}
+        if done:
+            from facing_env import engine
+
+            winner = engine.winner(self.env.battle) if self._decided() else None
+            info["winner"] = winner
+            info["won"] = winner == self.team
+            info["rounds"] = self.env.battle.initiative.round
+        return info
