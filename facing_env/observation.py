@@ -164,6 +164,22 @@ def _draw_own_areas(table: AreaTable, size: int) -> np.ndarray:
     return out
 
 
+_RING_STAMPS: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def _ring_stamp(table: AreaTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, cols, channels) of a creature's ring for the enemy_front/flank/rear planes."""
+    stamp = _RING_STAMPS.get(id(table))
+    if stamp is None:
+        cells = [(o, area) for area, ring in table.by_area.items() for o in sorted(ring)]
+        stamp = _RING_STAMPS[id(table)] = (
+            np.array([o[1] for o, _ in cells], dtype=np.intp),
+            np.array([o[0] for o, _ in cells], dtype=np.intp),
+            np.array([_ENEMY_FRONT + _AREA_INDEX[a] for _, a in cells], dtype=np.intp),
+        )
+    return stamp
+
+
 @cache
 def _offset_arrays(offsets: frozenset[Pos] | tuple[Pos, ...]) -> tuple[np.ndarray, np.ndarray]:
     """(rows, cols) index arrays of a set of ``(dx, dy)`` offsets."""
@@ -221,20 +237,21 @@ class Board:
                 continue
             x, y = c.pos[0] - x0, c.pos[1] - y0
             ally = c.team == team
-            zone = rules.threatened_cells(battle, c)
+            zone = rules.opportunity.threatened_offsets(battle, c)
             if zone:
                 rows, cols = _offset_arrays(zone)
-                planes[rows - y0, cols - x0, _THREAT_ENEMY + (1 if ally else 0)] += 1.0
+                planes[rows + y, cols + x, _THREAT_ENEMY + (1 if ally else 0)] += 1.0
             table = battle.table(c)
             fx, fy = (0.0, 0.0) if table is None else _unit_vector(battle.kind, c.facing)
             if not ally and table is not None:
-                for area, ring in table.by_area.items():
-                    rows, cols = _offset_arrays(ring)
-                    planes[rows + y, cols + x, _ENEMY_FRONT + _AREA_INDEX[area]] = 1.0
-            rows, cols = _offset_arrays(c.shape.offsets)
-            values = (0.0, 1.0 if ally else 0.0, 0.0 if ally else 1.0, c.size / 8.0, fx, fy)
-            planes[rows + y, cols + x, _SELF:_HP] = values
-            planes[rows + y, cols + x, _HP] = c.hp / c.max_hp
+                rows, cols, chans = _ring_stamp(table)
+                planes[rows + y, cols + x, chans] = 1.0
+            values = (0.0, float(ally), float(not ally), c.size / 8.0, fx, fy, c.hp / c.max_hp)
+            if len(c.shape.offsets) == 1:
+                planes[y, x, _SELF : _HP + 1] = values
+            else:
+                rows, cols = _offset_arrays(c.shape.offsets)
+                planes[rows + y, cols + x, _SELF : _HP + 1] = values
 
     def window_of(self, battle: Battle, me: Creature, out: np.ndarray) -> None:
         """Copy the window centred on ``me`` into ``out`` (``W x W x C``)."""

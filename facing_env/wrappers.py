@@ -81,6 +81,13 @@ class TeamLearnerEnv(gym.Env):
         else:
             self._pool.append((type(spec).__name__, spec))
 
+    def remove_opponent(self, name: str) -> None:
+        """Drop an opponent from the pool by name (e.g. an old self-play snapshot)."""
+        names = self.opponent_names()
+        if name not in names:
+            raise ValueError(f"opponent {name!r} is not in the pool {names}")
+        del self._pool[names.index(name)]
+
     def opponent_names(self) -> list[str]:
         """Names in the opponent pool."""
         return [name for name, _ in self._pool]

@@ -1,0 +1,265 @@
+"""Train a MaskablePPO team policy on a facing_env scenario, then evaluate it.
+
+    python train.py                                  # the default job: duel, ~20 min on 2 CPUs
+    python train.py --scenario skirmish --total-timesteps 2000000
+    python train.py --help                           # every option, with its description
+
+Read top to bottom (cleanrl style): arguments, seeding and run name, environments (one
+learner plays a whole team against an opponent pool of scripted agents and, with
+self-play, frozen snapshots of itself), the model, callbacks (progress bar, TensorBoard
+scalars, checkpoints, snapshots, periodic evaluation), training, and the final
+evaluation report (round-robin against every scripted agent: win rates with 95% intervals,
+ratings, and where attacks came from). The final model is ``runs/<run_name>/model.zip``;
+its path is the last line printed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+try:
+    import torch
+    import tyro
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.utils import set_random_seed
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+except ImportError as exc:  # pragma: no cover - the message is the point
+    raise SystemExit(
+        f"train.py needs the training extra ({exc.name} is missing):\n"
+        '    pip install torch==2.13.0 && pip install -e ".[train]"'
+    ) from exc
+
+from facing_env.evaluate import Report, evaluate
+from facing_env.match import Agent
+from facing_env.scenario import DEFAULT_SCENARIO, load_scenario
+from facing_env.wrappers import TeamLearnerEnv
+
+
+@dataclass
+class Args:
+    """Options of a training run."""
+
+    scenario: str = DEFAULT_SCENARIO
+    """scenario name (see configs/) or path to a scenario YAML file"""
+    exp_name: str = "maskable_ppo"
+    """experiment name, part of the run name"""
+    seed: int = 1
+    """seed of the model, the environments and the evaluation"""
+    total_timesteps: int = 1_000_000
+    """learner actions to train for"""
+    n_envs: int = 2
+    """parallel environments"""
+    vec_env: str = "subproc"
+    """'subproc' (one process per environment) or 'dummy' (all in this process)"""
+    opponents: tuple[str, ...] = ("random", "aggressive", "flanker", "defensive")
+    """scripted opponents in the pool (names or model:PATH)"""
+    self_play: bool = True
+    """add frozen snapshots of the learner to the opponent pool"""
+    snapshot_every: int = 100_000
+    """learner actions between self-play snapshots"""
+    max_snapshots: int = 3
+    """snapshots kept in the pool (the oldest leave first)"""
+    learning_rate: float = 3e-4
+    """Adam learning rate"""
+    n_steps: int = 1024
+    """rollout length per environment"""
+    batch_size: int = 256
+    """minibatch size"""
+    n_epochs: int = 6
+    """optimisation epochs per rollout"""
+    gamma: float = 0.995
+    """discount factor (a battle is a few hundred learner actions)"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    ent_coef: float = 0.01
+    """entropy bonus"""
+    net_arch: tuple[int, ...] = (256, 256)
+    """hidden layers of the policy and value networks"""
+    eval_every: int = 200_000
+    """learner actions between quick evaluations (0: never)"""
+    eval_games: int = 40
+    """games per opponent in a quick evaluation"""
+    final_eval_games: int = 200
+    """games per pair in the final evaluation"""
+    final_eval_agents: tuple[str, ...] = ("random", "aggressive", "flanker", "defensive")
+    """scripted agents the final model is evaluated against"""
+    checkpoint_every: int = 250_000
+    """learner actions between checkpoints (0: none)"""
+    runs_dir: str = "runs"
+    """where run folders go"""
+    progress_bar: bool = True
+    """show a progress bar"""
+    torch_threads: int = 1
+    """torch CPU threads (1 leaves the other core to the environments)"""
+    dice: str | None = None
+    """override the scenario's dice mode: 'roll' or 'expected'"""
+    env_kwargs: dict[str, int] = field(default_factory=dict)
+    """extra keyword arguments for the environment (e.g. max_rounds)"""
+
+
+class PolicyAgent:
+    """The learner (a MaskablePPO model in memory) behind the agent protocol."""
+
+    def __init__(self, model: MaskablePPO) -> None:
+        self.model = model
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
+    ) -> int:
+        """The policy's most likely masked action."""
+        action, _ = self.model.predict(
+            observation, action_masks=action_mask.astype(bool), deterministic=True
+        )
+        return int(action)
+
+
+class SelfPlayAndEvalCallback(BaseCallback):
+    """Adds snapshots of the learner to the pool and runs quick evaluations."""
+
+    def __init__(self, args: Args, run_dir: Path, env_kwargs: dict) -> None:
+        super().__init__()
+        self.args, self.run_dir, self.env_kwargs = args, run_dir, env_kwargs
+        self.snapshots: list[str] = []
+        self.next_snapshot = args.snapshot_every
+        self.next_eval = args.eval_every
+
+    def _on_step(self) -> bool:
+        if self.args.self_play and self.num_timesteps >= self.next_snapshot:
+            self.next_snapshot += self.args.snapshot_every
+            self._snapshot()
+        if self.args.eval_every and self.num_timesteps >= self.next_eval:
+            self.next_eval += self.args.eval_every
+            self._quick_eval()
+        return True
+
+    def _snapshot(self) -> None:
+        path = self.run_dir / "snapshots" / f"step_{self.num_timesteps}.zip"
+        self.model.save(path)
+        spec = f"model:{path}"
+        self.training_env.env_method("add_opponent", spec)
+        self.snapshots.append(spec)
+        if len(self.snapshots) > self.args.max_snapshots:
+            self.training_env.env_method("remove_opponent", self.snapshots.pop(0))
+
+    def _quick_eval(self) -> None:
+        learner = PolicyAgent(self.model)
+        for opponent in ("random", "aggressive"):
+            report = evaluate(
+                self.args.scenario,
+                ["learner", opponent],
+                self.args.eval_games,
+                seed=10_000,
+                make=lambda name, learner=learner: learner if name == "learner" else _agent(name),
+                **self.env_kwargs,
+            )
+            pair = report.pair("learner", opponent)
+            self.logger.record(f"eval/win_rate_vs_{opponent}", pair.win_rate)
+            stats = report.agents["learner"]
+            self.logger.record("eval/flank_or_rear_share", stats.flank_or_rear_share)
+
+
+def _agent(name: str) -> Agent:
+    from facing_env.agents import make_agent
+
+    return make_agent(name)
+
+
+def make_env(args: Args, rank: int, env_kwargs: dict) -> Callable[[], Monitor]:
+    """A factory for one monitored learner environment (picklable for SubprocVecEnv)."""
+
+    def _init() -> Monitor:
+        env = TeamLearnerEnv(args.scenario, opponents=args.opponents, **env_kwargs)
+        env.reset(seed=args.seed + rank)
+        return Monitor(env)
+
+    return _init
+
+
+def final_report(args: Args, model_path: Path, run_dir: Path, env_kwargs: dict) -> Report:
+    """Round-robin of the saved model against the scripted agents; saved as JSON and md."""
+    model_spec = f"model:{model_path}"
+    report = evaluate(
+        args.scenario,
+        [model_spec, *args.final_eval_agents],
+        args.final_eval_games,
+        seed=100_000,
+        **env_kwargs,
+    )
+    (run_dir / "report.json").write_text(json.dumps(report.to_dict(), indent=2))
+    (run_dir / "report.md").write_text(report.markdown())
+    return report
+
+
+def main(args: Args) -> Path:
+    """Train, save, evaluate; returns the model path."""
+    # -- seeding and run folder ------------------------------------------------------------
+    load_scenario(args.scenario)  # fail early with a clear ScenarioError
+    run_name = f"{Path(args.scenario).stem}__{args.exp_name}__{args.seed}__{int(time.time())}"
+    run_dir = Path(args.runs_dir) / run_name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "args.json").write_text(json.dumps(vars(args), indent=2, default=list))
+    set_random_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
+    env_kwargs = dict(args.env_kwargs)
+    if args.dice:
+        env_kwargs["dice"] = args.dice
+
+    # -- environments ----------------------------------------------------------------------
+    factories = [make_env(args, i, env_kwargs) for i in range(args.n_envs)]
+    vec = SubprocVecEnv(factories) if args.vec_env == "subproc" else DummyVecEnv(factories)
+
+    # -- model -----------------------------------------------------------------------------
+    model = MaskablePPO(
+        "MlpPolicy",
+        vec,
+        learning_rate=args.learning_rate,
+        n_steps=args.n_steps,
+        batch_size=args.batch_size,
+        n_epochs=args.n_epochs,
+        gamma=args.gamma,
+        gae_lambda=args.gae_lambda,
+        ent_coef=args.ent_coef,
+        policy_kwargs={"net_arch": list(args.net_arch)},
+        tensorboard_log=str(run_dir / "tb"),
+        seed=args.seed,
+        device="cpu",
+        verbose=0,
+    )
+
+    # -- callbacks and training ------------------------------------------------------------
+    callbacks: list[BaseCallback] = [SelfPlayAndEvalCallback(args, run_dir, env_kwargs)]
+    if args.checkpoint_every:
+        every = max(1, args.checkpoint_every // args.n_envs)
+        callbacks.append(CheckpointCallback(every, str(run_dir / "checkpoints"), "model"))
+    start = time.time()
+    model.learn(
+        args.total_timesteps,
+        callback=CallbackList(callbacks),
+        tb_log_name="ppo",
+        progress_bar=args.progress_bar,
+    )
+    minutes = (time.time() - start) / 60
+    model_path = run_dir / "model.zip"
+    model.save(model_path)
+    vec.close()
+
+    # -- evaluation report -----------------------------------------------------------------
+    report = final_report(args, model_path, run_dir, env_kwargs)
+    print(report.markdown())
+    print(f"trained {args.total_timesteps} steps in {minutes:.1f} min; report in {run_dir}")
+    print(model_path)
+    return model_path
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    main(tyro.cli(Args))
