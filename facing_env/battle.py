@@ -18,7 +18,14 @@ from facing_env import geometry
 from facing_env.errors import RulesQueryError, ScenarioError
 from facing_env.geometry import AreaTable, Shape
 from facing_env.spec import AttackSpec, BattleSpec, CreatureSpec
-from facing_env.tables import RULESETS, SIZES, TERRAIN_CHARS, TERRAIN_NAMES, RulesetRow
+from facing_env.tables import (
+    RULESETS,
+    SHARED_SPACE_SIZE_GAP,
+    SIZES,
+    TERRAIN_CHARS,
+    TERRAIN_NAMES,
+    RulesetRow,
+)
 from facing_env.types import Area, GridKind, Pos, Ruleset, Size, Terrain
 
 
@@ -35,6 +42,7 @@ class Attack:
     zones: tuple[Area, ...]  # areas the attack reaches without penalty (UA-MON-01, -02)
     threat_range: int
     crit_multiplier: int
+    touch: bool = False  # the target's touch AC applies (SRD-TOUCH-01)
 
     @property
     def ranged(self) -> bool:
@@ -52,7 +60,11 @@ class Shield:
 
 @dataclass(slots=True)
 class Creature:
-    """One combatant. Mutable fields: ``pos``, ``facing``, ``hp``, ``flat_footed``."""
+    """One combatant. Mutable fields: ``pos``, ``facing``, ``hp``, ``flat_footed``.
+
+    ``touch_ac`` is the AC against touch attacks (SRD-TOUCH-01: without armor, shield and
+    natural armor bonuses); ``squeezing`` gives -4 to attack rolls and AC (EP-SQZ-01).
+    """
 
     id: str
     team: str
@@ -83,6 +95,8 @@ class Creature:
     spells: tuple[str, ...]
     reach: int
     shape: Shape
+    touch_ac: int
+    squeezing: bool
     facing_given: bool = True
 
     @property
@@ -99,6 +113,12 @@ class Creature:
     def dex_modifier(self) -> int:
         """Dexterity modifier from the score."""
         return (self.dex - 10) // 2
+
+    def can_share_space(self, other: Creature) -> bool:
+        """Whether the two may share squares: one is two or more size categories larger
+        than the other (stepover EP-STEP-01, clamber EP-CLAMBER-01, internal creatures
+        EP-FLANK-07); neither of them is then squeezing."""
+        return abs(int(self.size) - int(other.size)) >= SHARED_SPACE_SIZE_GAP
 
     def has_feat(self, feat: str) -> bool:
         """Whether the creature has a feat, by its name in ``tables.FEATS``."""
@@ -382,6 +402,15 @@ def _creature(battle: Battle, cs: CreatureSpec) -> Creature:
     reach = SIZES[size].reach if cs.reach is None else cs.reach
     attacks = cs.attacks if cs.attacks is not None else (AttackSpec(),)
     hp = cs.hp
+    shieldless_ac = cs.ac - (cs.shield.bonus if cs.shield else 0)
+    touch_ac = shieldless_ac if cs.touch_ac is None else cs.touch_ac
+    if touch_ac > shieldless_ac:
+        raise ScenarioError(
+            f"touch AC {touch_ac} is above the AC without the shield ({shieldless_ac}); a touch"
+            " attack only drops armor, shield and natural armor bonuses (SRD-TOUCH-01)",
+            creature=cs.id,
+            field="touch_ac",
+        )
     return Creature(
         id=cs.id,
         team=cs.team if cs.team is not None else cs.id,
@@ -412,6 +441,8 @@ def _creature(battle: Battle, cs: CreatureSpec) -> Creature:
         spells=tuple(cs.spells),
         reach=reach,
         shape=shape,
+        touch_ac=touch_ac,
+        squeezing=cs.squeezing,
         facing_given=cs.facing is not None or cs.front_side_hexes is not None,
     )
 
@@ -428,6 +459,7 @@ def _attack(a: AttackSpec, reach: int) -> Attack:
         zones,
         a.threat_range,
         a.crit_multiplier,
+        a.touch,
     )
 
 
@@ -501,7 +533,9 @@ def _facing(battle: Battle, cs: CreatureSpec, shape: Shape) -> int:
 
 
 def _check_placement(battle: Battle) -> None:
-    seen: dict[Pos, str] = {}
+    """Spaces on the board, off blocked terrain, and shared only by creatures two or more
+    size categories apart (EP-STEP-01, EP-CLAMBER-01; dead creatures take no space)."""
+    seen: dict[Pos, list[Creature]] = {}
     for c in battle.creatures.values():
         for cell in c.shape.cells(c.pos):
             if not battle.in_bounds(cell):
@@ -514,14 +548,17 @@ def _check_placement(battle: Battle) -> None:
                 raise ScenarioError(
                     f"space {list(cell)} is blocked terrain", creature=c.id, field="pos"
                 )
-            if cell in seen and c.hp > 0:
-                raise ScenarioError(
-                    f"space {list(cell)} overlaps creature {seen[cell]!r}",
-                    creature=c.id,
-                    field="pos",
-                )
-            if c.hp > 0:
-                seen[cell] = c.id
+            if c.hp <= 0:
+                continue
+            for other in seen.get(cell, ()):
+                if not c.can_share_space(other):
+                    raise ScenarioError(
+                        f"space {list(cell)} overlaps creature {other.id!r}; only creatures two"
+                        " or more size categories apart may share squares (EP-STEP-01)",
+                        creature=c.id,
+                        field="pos",
+                    )
+            seen.setdefault(cell, []).append(c)
 
 
 def _creature_spec(battle: Battle, c: Creature) -> dict[str, Any]:
@@ -534,6 +571,7 @@ def _creature_spec(battle: Battle, c: Creature) -> dict[str, Any]:
         "hp": c.hp,
         "max_hp": c.max_hp,
         "ac": c.ac,
+        "touch_ac": c.touch_ac,
         "speed": c.speed,
         "dex": c.dex,
         "base_attack_bonus": c.base_attack_bonus,
@@ -547,6 +585,7 @@ def _creature_spec(battle: Battle, c: Creature) -> dict[str, Any]:
                 "range": a.range,
                 "threat_range": a.threat_range,
                 "crit_multiplier": a.crit_multiplier,
+                **({"touch": True} if a.touch else {}),
                 **({"zones": [z.value for z in a.zones]} if a.zones else {}),
             }
             for a in c.attacks
@@ -556,6 +595,7 @@ def _creature_spec(battle: Battle, c: Creature) -> dict[str, Any]:
         "uncanny_dodge": c.uncanny_dodge,
         "immune_to_sneak_attack": c.immune_to_sneak_attack,
         "flat_footed": c.flat_footed,
+        "squeezing": c.squeezing,
         "all_around_vision": c.all_around_vision,
         "threatens": c.threatens,
         "armor": c.armor,

@@ -19,6 +19,7 @@ TERRAIN_GLYPHS = {
     Terrain.PILLAR: "o",
     Terrain.DIFFICULT: "~",
     Terrain.IMPEDED: "%",
+    Terrain.HAZARDOUS: "^",
 }
 
 

@@ -195,6 +195,7 @@ def scenario_from_dict(data: Any, source: str = "<dict>") -> Scenario:
             raise ScenarioError(
                 "a scenario needs creatures of at least two teams", file=source, field="creatures"
             )
+        _check_separate_spaces(battle, source)
         scenario._template = battle
     else:
         for name in parsed.generator.bestiary:
@@ -203,6 +204,25 @@ def scenario_from_dict(data: Any, source: str = "<dict>") -> Scenario:
                     f"unknown bestiary entry {name!r}", file=source, field="generator.bestiary"
                 )
     return scenario
+
+
+def _check_separate_spaces(battle: Battle, source: str) -> None:
+    """Playable scenarios keep every creature in a space of its own: ``Battle.from_spec``
+    accepts a creature inside one two or more sizes larger (EP-STEP-01, EP-CLAMBER-01) for
+    rule queries, but the turn engine does not play battles that start that way."""
+    seen: dict[tuple[int, int], str] = {}
+    for c in battle.living():
+        for cell in battle.cells_of(c):
+            if cell in seen:
+                raise ScenarioError(
+                    f"space {list(cell)} is shared with creature {seen[cell]!r}; creatures"
+                    " sharing squares (EP-STEP-01) are for rule queries, the turn engine"
+                    " does not play them",
+                    file=source,
+                    creature=c.id,
+                    field="pos",
+                )
+            seen[cell] = c.id
 
 
 def load_scenario(name_or_path: str | Path) -> Scenario:

@@ -42,6 +42,7 @@ class AttackSpec(_Strict):
     zones: Optional[tuple[Literal["front", "flank", "side", "rear"], ...]] = None
     threat_range: int = Field(default=20, ge=2, le=20)  # natural roll that threatens a crit
     crit_multiplier: int = Field(default=2, ge=2, le=6)
+    touch: bool = False  # a touch attack: the target's touch AC applies (SRD-TOUCH-01)
 
     @field_validator("damage")
     @classmethod
@@ -67,6 +68,7 @@ class CreatureSpec(_Strict):
     hp: int = 10
     max_hp: Optional[int] = Field(default=None, ge=1)
     ac: int = 10
+    touch_ac: Optional[int] = None  # AC against touch attacks; default: ac less the shield bonus
     speed: int = Field(default=30, ge=0)
     dex: int = Field(default=10, ge=0)
     base_attack_bonus: int = Field(default=0, ge=0)
@@ -78,6 +80,7 @@ class CreatureSpec(_Strict):
     uncanny_dodge: bool = False
     immune_to_sneak_attack: bool = False
     flat_footed: bool = False
+    squeezing: bool = False  # -4 to attack rolls and AC (EP-SQZ-01)
     all_around_vision: bool = False
     threatens: bool = True
     armor: Literal["none", "light", "medium", "heavy"] = "none"
@@ -121,7 +124,7 @@ class TerrainSpec(_Strict):
     """One terrain cell."""
 
     pos: tuple[int, int]
-    kind: Literal["open", "blocked", "pillar", "difficult", "impeded"]
+    kind: Literal["open", "blocked", "pillar", "difficult", "impeded", "hazardous"]
 
 
 class BattleSpec(_Strict):

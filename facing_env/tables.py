@@ -82,6 +82,10 @@ SHIELD_SPELL_BONUS = 4
 IUD_ROGUE_LEVEL_MARGIN = 4
 """UA-FEAT-IUD, IC-17: a rogue four levels higher may sneak attack from the rear."""
 
+SQUEEZING_ATTACK_PENALTY = -4
+SQUEEZING_AC_PENALTY = -4
+"""EP-SQZ-01: while squeezing, -4 on attack rolls and -4 to AC."""
+
 CRITICAL_NATURAL = 20
 FUMBLE_NATURAL = 1
 
@@ -95,13 +99,22 @@ DIFFICULT_MULTIPLIER = 2
 
 RUN_MULTIPLIER = 4
 RUN_MULTIPLIER_HEAVY_ARMOR = 3
-"""EP-RUN-01, IC-13: run at x4, or x3 in heavy armour."""
+"""EP-RUN-01, IC-13: run at x4, or x3 in heavy armour. EP-RUN-02 (the Encumbrance section:
+x5, -1 in medium and -2 in heavy armour) is the recorded alternative; it differs only for
+creatures in no or light armour (x5), and encumbrance is not modelled."""
 
 DOUBLE_MOVE_MULTIPLIER = 2
 """EP-DBL-01."""
 
 MIN_SPEED_FOR_FIVE_FOOT_STEP = 10
 """EP-5FT-03: a move speed of 5 feet or less never allows a 5-foot step."""
+
+CLAMBER_SPEED_DIVISOR = 2
+"""EP-CLAMBER-01: a clamber moves up to half the climber's speed."""
+
+SHARED_SPACE_SIZE_GAP = 2
+"""EP-STEP-01, EP-CLAMBER-01, EP-FLANK-07: a creature two or more size categories larger may
+share squares with a smaller one (stepover, clamber); neither is then squeezing."""
 
 MIN_CHARGE_SQUARES = 2
 """EP-CHG-01: a charge moves at least 10 feet."""
@@ -115,9 +128,10 @@ TERRAIN_CHARS: Mapping[str, Terrain] = MappingProxyType(
         "o": Terrain.PILLAR,
         "~": Terrain.DIFFICULT,
         "%": Terrain.IMPEDED,
+        "^": Terrain.HAZARDOUS,
     }
 )
-"""ASCII map legend (DESIGN.md section 4)."""
+"""ASCII map legend (DESIGN.md section 4; ``^`` hazardous, EP-TER-05)."""
 
 TERRAIN_NAMES: Mapping[str, Terrain] = MappingProxyType(
     {
@@ -126,6 +140,7 @@ TERRAIN_NAMES: Mapping[str, Terrain] = MappingProxyType(
         "pillar": Terrain.PILLAR,
         "difficult": Terrain.DIFFICULT,
         "impeded": Terrain.IMPEDED,
+        "hazardous": Terrain.HAZARDOUS,
     }
 )
 

@@ -81,6 +81,7 @@ class Terrain(IntEnum):
     PILLAR = 2  # blocked, but corners can be cut (EP-TER-04)
     DIFFICULT = 3  # each square entered counts double (EP-TER-01)
     IMPEDED = 4  # a full-round action to move 5 feet (EP-TER-02)
+    HAZARDOUS = 5  # entered freely, like open ground; its effects are not modelled (EP-TER-05)
 
 
 class Side(str, Enum):

@@ -4,7 +4,9 @@ Terrain characters are the map legend (``.`` open, ``#`` wall, ``o`` pillar, ``~
 difficult, ``%`` impeded); any other letter is a creature, drawn on every square it
 covers. Spaces between cells are ignored. Per-creature fields come from ``creatures``
 keyed by letter; a creature's id defaults to its letter and its size to what its drawn
-footprint implies (1 square: Medium, 2x2: Large, 3x3: Huge, ...).
+footprint implies (1 square: Medium, 2x2: Large, 3x3: Huge, ...). A creature inside
+another's space (EP-STEP-01, EP-CLAMBER-01) is not drawn: give its ``pos`` (and ``size``,
+default Medium) in its fields.
 
     battle = board('''
         . A .
@@ -51,7 +53,10 @@ def board(text: str, ruleset: str = "ua35", *, grid: str = "square", **creatures
         )
         fields.setdefault("pos", [min(xs), min(ys)])
         specs.append(fields)
-    unknown = set(creatures) - set(cells)
+    hidden = [k for k in creatures if k not in cells and "pos" in creatures[k]]
+    for letter in hidden:
+        specs.append({"id": letter, "size": "Medium", **creatures[letter]})
+    unknown = set(creatures) - set(cells) - set(hidden)
     if unknown:
         raise ValueError(f"letters {sorted(unknown)} are not on the board")
     return Battle.from_spec(

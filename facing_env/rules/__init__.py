@@ -31,6 +31,7 @@ from facing_env.rules.opportunity import (
     threatens,
 )
 from facing_env.rules.perception import can_ready_against, concealment_miss_chance, spot_modifier
+from facing_env.rules.space import clamber_allowed, is_inside
 from facing_env.rules.spells import can_target_with_spell, spell_origins
 
 __all__ = [
@@ -45,11 +46,13 @@ __all__ = [
     "can_ready_against",
     "can_target_with_spell",
     "charge_allowed",
+    "clamber_allowed",
     "concealment_miss_chance",
     "facing_modifier",
     "flanking_allies",
     "flanks",
     "forced_path",
+    "is_inside",
     "movement_allowance",
     "provokers",
     "shield_applies",

@@ -2,7 +2,12 @@
 
 UA-ATK-01..04, UA-OPP-01..03, UA-SNK-01..04, UA-FCL-01..02, UA-FEAT-CLV, UA-FEAT-CR,
 UA-FEAT-IUD, UA-FEAT-WA, UA-MON-01..02, UA-SHLD-01..02, UA-SPL-03, SR-03, SR-07..13,
-SRD-FLANK-01, SRD-SIZE-01, IC-04, IC-08..10, IC-14, IC-15, IC-17.
+SRD-FLANK-01, SRD-SIZE-01, SRD-TOUCH-01, EP-SQZ-01, IC-04, IC-08..10, IC-14, IC-15, IC-17.
+
+UA-FEAT-MC (Mounted Combat: no penalty into the *steed's* flank areas "while mounted") is
+known to the spec but never applies: the project has no mounts (no rider/steed relation in
+the state, and the text leaves the rider's geometry open), so nobody is ever mounted and a
+creature with the feat takes the ordinary -5 / -10 into its own flank / rear.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from facing_env.tables import (
     OWN_AREA_PENALTY,
     SHIELD_SPELL_BONUS,
     SIZES,
+    SQUEEZING_AC_PENALTY,
+    SQUEEZING_ATTACK_PENALTY,
     STANDARD_FLANKING_BONUS,
 )
 from facing_env.types import Area, AttackKind, Side
@@ -35,12 +42,16 @@ FACING_TERMS = ("facing_own_area", "facing_opponent_area", "flanked", "flanking"
 class Modifiers:
     """Every term of an attack roll and of the defender's AC, by name.
 
-    ``terms``: ``attack_bonus``, ``size`` (SRD-SIZE-01), then the facing terms of the rule
-    set: ``facing_own_area`` and ``facing_opponent_area`` (ua35), ``flanked`` and
-    ``pack_fighter`` (side_rear), ``flanking`` and ``pack_fighter`` (standard).
+    ``terms``: ``attack_bonus``, ``size`` (SRD-SIZE-01), ``squeezing`` (-4 for a squeezing
+    attacker, EP-SQZ-01), then the facing terms of the rule set: ``facing_own_area`` and
+    ``facing_opponent_area`` (ua35), ``flanked`` and ``pack_fighter`` (side_rear),
+    ``flanking`` and ``pack_fighter`` (standard).
     ``ac_terms``: ``armor_class`` (the full AC), ``shield`` (minus the shield bonus when
-    the shield does not cover the attack, UA-SHLD-01), ``shield_spell`` (+4 when it does,
-    UA-SPL-03), ``flat_footed`` (minus the Dexterity bonus, SRD-FF-01).
+    the shield does not cover the attack, UA-SHLD-01, or against any touch attack),
+    ``shield_spell`` (+4 when it covers a non-touch attack, UA-SPL-03), ``touch`` (minus
+    the armor and natural armor bonuses against a touch attack: the AC falls to the
+    defender's ``touch_ac``, SRD-TOUCH-01), ``flat_footed`` (minus the Dexterity bonus,
+    SRD-FF-01), ``squeezing_ac`` (-4 for a squeezing defender, EP-SQZ-01).
     """
 
     terms: Mapping[str, int]
@@ -105,6 +116,7 @@ def _own_penalty(a: Creature, own: AreaCell | None, kind: AttackKind, attack: At
         return 0
     if area in attack.zones:  # UA-MON-01, UA-MON-02
         return 0
+    # UA-FEAT-MC: Mounted Combat needs a steed; nobody is mounted here (module docstring).
     if area is Area.FLANK and (
         kind is AttackKind.CLEAVE  # UA-FEAT-CLV
         or (kind is AttackKind.AOO and a.has_feat("Combat Reflexes"))  # UA-FEAT-CR
@@ -255,6 +267,30 @@ def sneak_attack_applies(
     return False
 
 
+def _ac_terms(battle: Battle, a: Creature, d: Creature, attack: Attack) -> dict[str, int]:
+    """The defender's AC against this attack, by named term (see :class:`Modifiers`)."""
+    ac_terms = {
+        "armor_class": d.ac,
+        "shield": 0,
+        "shield_spell": 0,
+        "touch": 0,
+        "flat_footed": 0,
+        "squeezing_ac": SQUEEZING_AC_PENALTY if d.squeezing else 0,  # EP-SQZ-01
+    }
+    shield_bonus = d.shield.bonus if d.shield is not None else 0
+    if attack.touch:  # SRD-TOUCH-01: no armor, shield or natural armor bonus
+        ac_terms["shield"] = -shield_bonus
+        ac_terms["touch"] = d.touch_ac - (d.ac - shield_bonus)
+    else:
+        if d.shield is not None and not shield_applies(battle, d, a, "shield"):
+            ac_terms["shield"] = -shield_bonus
+        if shield_applies(battle, d, a, "shield_spell"):
+            ac_terms["shield_spell"] = SHIELD_SPELL_BONUS
+    if d.flat_footed and not d.uncanny_dodge:
+        ac_terms["flat_footed"] = -max(0, d.dex_modifier)
+    return ac_terms
+
+
 def attack_breakdown(
     battle: Battle,
     attacker: str | Creature,
@@ -268,14 +304,13 @@ def attack_breakdown(
     a, d = battle.creature(attacker), battle.creature(defender)
     chosen, is_ranged = _resolve_attack(a, attack, ranged)
     facing, own, opp = _best(battle, a, d, _kind(kind), chosen, is_ranged)
-    terms = {"attack_bonus": chosen.bonus, "size": SIZES[a.size].modifier, **facing}
-    ac_terms = {"armor_class": d.ac, "shield": 0, "shield_spell": 0, "flat_footed": 0}
-    if d.shield is not None and not shield_applies(battle, d, a, "shield"):
-        ac_terms["shield"] = -d.shield.bonus
-    if shield_applies(battle, d, a, "shield_spell"):
-        ac_terms["shield_spell"] = SHIELD_SPELL_BONUS
-    if d.flat_footed and not d.uncanny_dodge:
-        ac_terms["flat_footed"] = -max(0, d.dex_modifier)
+    terms = {
+        "attack_bonus": chosen.bonus,
+        "size": SIZES[a.size].modifier,
+        "squeezing": SQUEEZING_ATTACK_PENALTY if a.squeezing else 0,  # EP-SQZ-01
+        **facing,
+    }
+    ac_terms = _ac_terms(battle, a, d, chosen)
     return Modifiers(
         terms=MappingProxyType(terms),
         ac_terms=MappingProxyType(ac_terms),

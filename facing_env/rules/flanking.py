@@ -1,12 +1,19 @@
 """Standard flanking by the line rule (ruleset ``standard``; IC-18: not in ``ua35``).
 
-SRD-FLANK-01, EP-FLANK-01..06. Trace a line from the centre of a square the attacker
+SRD-FLANK-01, EP-FLANK-01..08. Trace a line from the centre of a square the attacker
 occupies to the centre of a square a threatening ally occupies; it flanks when it passes
 through opposite sides or opposite corners of the defender's space (EP-FLANK-02, -03).
 Large attackers choose any of their squares (EP-FLANK-05); creatures attacking with reach
-may use any corner of their space (EP-FLANK-06). Internal flanking and shared squares
-(EP-FLANK-07, -08) need creatures inside others' spaces, which the board never allows.
-Hex boards: the line's two ends must lie at least 150 degrees apart around the defender.
+may use any corner of their space (EP-FLANK-06). Hex boards: the line's two ends must lie at
+least 150 degrees apart around the defender.
+
+Creatures inside the space of one two or more size categories larger (``space.is_inside``):
+the internal creature flanks the larger one with any ally that threatens it (EP-FLANK-07);
+the seed's next sentences give the converse, also under EP-FLANK-07: the larger creature
+and each of its allies that threatens the internal creature's square flank that creature.
+Only the internal creature gains the first flank (its ally outside needs the line rule). A
+legal flank (line rule, both threatening the square) to a square holding more than one
+creature flanks every creature in it (EP-FLANK-08).
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from facing_env.battle import Battle, Creature
 from facing_env.geometry import cell_centre, vector_angle
 from facing_env.rules._common import rogue_beats_immunity
 from facing_env.rules.opportunity import threatened_cells
+from facing_env.rules.space import is_inside
 from facing_env.types import GridKind, Pos
 
 _EPS = 1e-9
@@ -74,10 +82,10 @@ def line_flanks(p: Point, q: Point, box: tuple[float, float, float, float]) -> b
     return False  # corner squares only flank with opposite corners (EP-FLANK-03)
 
 
-def _points(battle: Battle, c: Creature, defender: Creature) -> list[Point]:
+def _points(battle: Battle, c: Creature, target: tuple[Pos, ...]) -> list[Point]:
     cells = battle.cells_of(c)
     pts = [cell_centre(battle.kind, cell) for cell in cells]
-    adjacent = battle.cells_distance(cells, battle.cells_of(defender)) <= 1
+    adjacent = battle.cells_distance(cells, target) <= 1
     if battle.kind is GridKind.SQUARE and not adjacent:
         pts += [(x + i, y + j) for x, y in cells for i in (0, 1) for j in (0, 1)]
     return pts
@@ -88,12 +96,15 @@ def _box(cells: tuple[Pos, ...]) -> tuple[float, float, float, float]:
     return (min(xs), min(ys), max(xs) + 1.0, max(ys) + 1.0)
 
 
-def _opposite(battle: Battle, attacker: Creature, ally: Creature, defender: Creature) -> bool:
-    a_pts, b_pts = _points(battle, attacker, defender), _points(battle, ally, defender)
+def _opposite(
+    battle: Battle, attacker: Creature, ally: Creature, target: tuple[Pos, ...], centre: Point
+) -> bool:
+    """The line rule against the space ``target`` (cells) with centre ``centre``."""
+    a_pts, b_pts = _points(battle, attacker, target), _points(battle, ally, target)
     if battle.kind is GridKind.SQUARE:
-        box = _box(battle.cells_of(defender))
+        box = _box(target)
         return any(line_flanks(p, q, box) for p in a_pts for q in b_pts)
-    cx, cy = defender.shape.centre_at(defender.pos)
+    cx, cy = centre
     for p in a_pts:
         for q in b_pts:
             diff = abs(vector_angle(p[0] - cx, p[1] - cy) - vector_angle(q[0] - cx, q[1] - cy))
@@ -102,10 +113,29 @@ def _opposite(battle: Battle, attacker: Creature, ally: Creature, defender: Crea
     return False
 
 
+def _internal(battle: Battle, a: Creature, ally: Creature, d: Creature) -> bool:
+    """EP-FLANK-07: ``a`` inside ``d``; or ``d`` inside ``a`` or inside the ally."""
+    return is_inside(battle, a, d) or is_inside(battle, d, a) or is_inside(battle, d, ally)
+
+
+def _shared_square(
+    battle: Battle, a: Creature, ally: Creature, d: Creature, zones: tuple[frozenset[Pos], ...]
+) -> bool:
+    """EP-FLANK-08: a legal flank to one of ``d``'s squares that holds several creatures."""
+    for cell in battle.cells_of(d):
+        if len(battle.occupants(cell)) < 2 or not all(cell in z for z in zones):
+            continue
+        if _opposite(battle, a, ally, (cell,), cell_centre(battle.kind, cell)):
+            return True
+    return False
+
+
 def flanking_allies(
     battle: Battle, attacker: str | Creature, defender: str | Creature
 ) -> list[str]:
-    """Allies with whom ``attacker`` flanks ``defender`` (EP-FLANK-01: both threaten it).
+    """Allies with whom ``attacker`` flanks ``defender`` (EP-FLANK-01: both threaten it),
+    by the line rule (EP-FLANK-02..06), internal flanking (EP-FLANK-07) or a flank to a
+    shared square (EP-FLANK-08).
 
     Empty outside the ``standard`` rule set (IC-18) and against defenders that cannot be
     flanked (see :func:`flanks`).
@@ -114,14 +144,22 @@ def flanking_allies(
     if not battle.rules.standard_flanking or not rogue_beats_immunity(battle, a, d):
         return []
     d_cells = battle.cells_of(d)
-    if not any(cell in threatened_cells(battle, a) for cell in d_cells):
+    a_zone = threatened_cells(battle, a)
+    if not any(cell in a_zone for cell in d_cells):
         return []
+    centre = d.shape.centre_at(d.pos)
     out = []
     for ally in battle.living():
         if ally.id in (a.id, d.id) or ally.team != a.team:
             continue
         zone = threatened_cells(battle, ally)
-        if any(cell in zone for cell in d_cells) and _opposite(battle, a, ally, d):
+        if not any(cell in zone for cell in d_cells):
+            continue
+        if (
+            _opposite(battle, a, ally, d_cells, centre)
+            or _internal(battle, a, ally, d)
+            or _shared_square(battle, a, ally, d, (a_zone, zone))
+        ):
             out.append(ally.id)
     return out
 

@@ -1,7 +1,9 @@
 """Movement: step costs under facing and terrain, allowances, charges, forced movement.
 
-UA-MOVE-01..06, EP-5FT-01..03, EP-GEN-01..03, EP-WALK-01, EP-DBL-01, EP-RUN-01, EP-CHG-01,
-EP-TER-01..04, EP-OCC-01, EP-FORCE-01..04, IC-06, IC-07, IC-13.
+UA-MOVE-01..06, EP-5FT-01..03, EP-GEN-01..03, EP-WALK-01, EP-DBL-01, EP-RUN-01, EP-RUN-02,
+EP-CHG-01, EP-TER-01..05, EP-OCC-01, EP-FORCE-01..04, EP-STEP-01, EP-SQZ-01, IC-06, IC-07,
+IC-13. Hazardous terrain (EP-TER-05) is entered like open ground; its effects are not
+modelled. Clamber (EP-CLAMBER-01) is ``space.clamber_allowed``.
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ FULL_ROUND: Final = "full_round"
 full-round action to move those 5 feet (EP-TER-02)."""
 
 _IMPASSABLE = (Terrain.BLOCKED, Terrain.PILLAR)
+_CHARGE_LANE = (Terrain.OPEN, Terrain.HAZARDOUS)  # neither blocks nor slows (EP-TER-05)
+
+
+def _steps_over(m: Creature, other: Creature) -> bool:
+    """EP-STEP-01: a creature two or more size categories larger than another may ignore it
+    when moving (step over it, or end its move on it)."""
+    return m.size > other.size and m.can_share_space(other)
 
 
 def parse_direction(battle: Battle, direction: str | int) -> int:
@@ -115,8 +124,8 @@ class StepEntry(NamedTuple):
     """What a step in one direction would enter (shared by :func:`step_cost` and the
     engine's legal-action scan, so both read the board the same way)."""
 
-    open: bool  # on the board, not blocked, no enemy, no cut wall corner
-    occupied: bool  # some other creature (an ally) in an entered cell
+    open: bool  # on the board, not blocked, no enemy (but one stepped over), no cut corner
+    occupied: bool  # some other creature (an ally, or one stepped over: EP-STEP-01) there
     difficult: bool
     impeded: bool
     diagonal: bool
@@ -141,7 +150,8 @@ def step_entry(battle: Battle, m: Creature, d: int) -> StepEntry:
             impeded = True
         for other in occupancy.get(cell, ()):
             if other != m.id:
-                if battle.creatures[other].team != m.team:
+                o = battle.creatures[other]
+                if o.team != m.team and not _steps_over(m, o):  # EP-WALK-01, EP-STEP-01
                     return StepEntry(False, True, False, False, geo.diagonal)
                 occupied = True
     for ox, oy in geo.corners:
@@ -192,13 +202,17 @@ def step_cost(
     turn_first: bool = False,
     five_foot_step: bool = False,
     diagonals_so_far: int = 0,
+    squeezing: bool = False,
 ) -> int | str | None:
     """Squares of movement to step into the adjacent space in ``direction``.
 
     Returns the cost in squares, ``None`` when the step is not allowed (off the board,
-    blocked terrain, a cut wall corner, an enemy's space; for a 5-foot step also difficult
-    or impeded terrain, any occupied space and movers of speed 5 feet or less), or
-    :data:`FULL_ROUND` for impeded terrain (EP-TER-02).
+    blocked terrain, a cut wall corner, an enemy's space unless the mover is two or more
+    size categories larger than every enemy there (stepover, EP-STEP-01); for a 5-foot step
+    also difficult or impeded terrain, any occupied space and movers of speed 5 feet or
+    less), or :data:`FULL_ROUND` for impeded terrain (EP-TER-02). Hazardous terrain costs
+    as open ground (EP-TER-05). ``squeezing``: the space entered requires squeezing and is
+    treated as difficult terrain (EP-SQZ-01; not doubled again on difficult terrain).
 
     Base cost 1; under ``alternating`` diagonals every second diagonal costs 2
     (``diagonals_so_far`` counts the diagonals already moved this move); difficult terrain
@@ -209,11 +223,14 @@ def step_cost(
     """
     m = battle.creature(mover)
     d = parse_direction(battle, direction)
+    entry = step_entry(battle, m, d)
+    if squeezing:
+        entry = entry._replace(difficult=True)  # EP-SQZ-01
     return entry_cost(
         battle,
         m,
         d,
-        step_entry(battle, m, d),
+        entry,
         turn_first=turn_first,
         five_foot_step=five_foot_step,
         diagonals_so_far=diagonals_so_far,
@@ -222,7 +239,8 @@ def step_cost(
 
 def movement_allowance(battle: Battle, creature: str | Creature, mode: str = "walk") -> int:
     """Squares a creature may move: speed (walk, withdraw, charge), x2 for a double move
-    (EP-DBL-01), x4 running or x3 in heavy armour (EP-RUN-01, IC-13), 1 for a 5-foot step."""
+    (EP-DBL-01), x4 running or x3 in heavy armour (EP-RUN-01, IC-13; not EP-RUN-02's x5),
+    1 for a 5-foot step."""
     c = battle.creature(creature)
     try:
         move = MoveMode(mode)
@@ -271,17 +289,19 @@ def charge_allowed(
     return _lane_clear(battle, m, dest)
 
 
-def _space_free(battle: Battle, m: Creature, pos: Pos) -> bool:
+def _space_free(battle: Battle, m: Creature, pos: Pos, *, stepover: bool = False) -> bool:
     for cell in m.shape.cells(pos):
         if battle.terrain_at(cell) in _IMPASSABLE:
             return False
-        if any(o != m.id for o in battle.occupants(cell)):
-            return False
+        for o in battle.occupants(cell):
+            if o != m.id and not (stepover and _steps_over(m, battle.creatures[o])):
+                return False
     return True
 
 
 def _lane_clear(battle: Battle, m: Creature, dest: Pos) -> bool:
-    """No blocking/slowing terrain or creature on the straight line (EP-CHG-01)."""
+    """No blocking/slowing terrain or creature on the straight line (EP-CHG-01); hazardous
+    terrain does neither (EP-TER-05)."""
     if battle.kind is GridKind.HEX:
         cells = _hex_line(m.pos, dest)
     else:
@@ -297,7 +317,7 @@ def _lane_clear(battle: Battle, m: Creature, dest: Pos) -> bool:
     for cell in cells:
         if cell in own:
             continue
-        if battle.terrain_at(cell) is not Terrain.OPEN:
+        if battle.terrain_at(cell) not in _CHARGE_LANE:
             return False
         if any(o != m.id for o in battle.occupants(cell)):
             return False
@@ -333,7 +353,8 @@ def forced_path(
     """The part of a forced movement ``path`` the target actually travels (EP-FORCE-01..04).
 
     Each step goes to an adjacent space; the movement ends before any space that is blocked,
-    off the board or occupied (friend or foe), and (push) before a step that is not further
+    off the board or occupied (friend or foe; a creature two or more size categories larger
+    steps over smaller ones, EP-STEP-01), and (push) before a step that is not further
     from the attacker's space than the one exited, or (pull) not closer, except that a
     target already adjacent may be pulled into another space adjacent to the attacker.
     Terrain costs are ignored; forced movement never provokes (see ``provokers``).
@@ -348,7 +369,7 @@ def forced_path(
         nxt = (int(p[0]), int(p[1]))
         if nxt == here and not moved:
             continue
-        if battle.distance(here, nxt) != 1 or not _space_free(battle, t, nxt):
+        if battle.distance(here, nxt) != 1 or not _space_free(battle, t, nxt, stepover=True):
             break
         before = battle.cells_distance(t.shape.cells(here), a_cells)
         after = battle.cells_distance(t.shape.cells(nxt), a_cells)
