@@ -26,6 +26,7 @@ two creatures in one space between atomic actions, so the engine does not offer 
 
 from __future__ import annotations
 
+import numbers
 from functools import cache
 from typing import NamedTuple
 
@@ -48,6 +49,9 @@ TURN = "turn"
 ATTACK = "attack"
 RUN = "run"
 ACTION_KINDS = (END_TURN, MOVE, STEP_KEEP_FACING, FIVE_FOOT_STEP, TURN, ATTACK, RUN)
+MAX_ACTIONS_PER_TURN = 200
+"""A safeguard, not a rule: free facing changes while moving are unlimited (UA-MOVE-01), so
+a policy could otherwise turn forever; after this many atomic actions the turn ends."""
 ITERATIVE_STEP = 5
 MAX_ITERATIVES = 3
 
@@ -187,6 +191,8 @@ def why_illegal(battle: Battle, action: Action) -> str | None:
     check = _CHECKS.get(action.kind)
     if check is None:
         return f"unknown action kind {action.kind!r}"
+    if action.kind != END_TURN and battle.turn.actions_taken >= MAX_ACTIONS_PER_TURN:
+        return f"{MAX_ACTIONS_PER_TURN} actions this turn: only END_TURN is left"
     return check(battle, c, action.arg)
 
 
@@ -214,6 +220,8 @@ def state_key(battle: Battle) -> tuple:
             ts.full_attack,
             tuple(ts.remaining),
             ts.cleave,
+            ts.declaring,
+            ts.actions_taken >= MAX_ACTIONS_PER_TURN,
         ),
     )
 
@@ -241,6 +249,8 @@ def _legal_actions(battle: Battle) -> list[Action]:
         return []
     ts = battle.turn
     legal = [Action(END_TURN)]
+    if ts.actions_taken >= MAX_ACTIONS_PER_TURN:
+        return legal
     if _check_run(battle, c, None) is None:
         legal.append(Action(RUN))
     turnable = _turnable(battle, c)
@@ -298,16 +308,17 @@ def reference_legal_actions(battle: Battle) -> list[Action]:
         candidates.extend(Action(kind, d) for d in range(n_dirs))
     candidates.extend(Action(TURN, f) for f in range(len(geometry.facing_names(battle.kind))))
     candidates.extend(Action(ATTACK, e.id) for e in battle.living() if e.team != c.team)
-    return [a for a in candidates if _CHECKS[a.kind](battle, c, a.arg) is None]
+    return [a for a in candidates if why_illegal(battle, a) is None]
 
 
 def _check_end_turn(battle: Battle, c: Creature, arg: object) -> str | None:
-    return None
+    return None if arg is None else "END_TURN takes no argument"
 
 
 def _direction(battle: Battle, arg: object) -> int | None:
     n = len(geometry.direction_names(battle.kind))
-    return arg if isinstance(arg, int) and 0 <= arg < n else None
+    ok = isinstance(arg, numbers.Integral) and not isinstance(arg, bool) and 0 <= arg < n
+    return int(arg) if ok else None  # type: ignore[call-overload]
 
 
 def _step(
@@ -320,10 +331,11 @@ def _step(
     if cost is None:
         return None, "that space cannot be entered"
     vec = geometry.direction_vectors(battle.kind)[d]
+    here = set(battle.cells_of(c))
     for cell in c.shape.cells((c.pos[0] + vec[0], c.pos[1] + vec[1])):
         if any(o != c.id for o in battle.occupants(cell)):
             return None, "a step cannot end in another creature's space"
-        if ts.running and battle.terrain_at(cell) is Terrain.DIFFICULT:
+        if ts.running and cell not in here and battle.terrain_at(cell) is Terrain.DIFFICULT:
             return None, "a run cannot cross difficult terrain (EP-RUN-01)"
     if cost == FULL_ROUND:
         fresh = not ts.moved and ts.move_available and ts.standard_available
@@ -377,7 +389,7 @@ def _check_turn(battle: Battle, c: Creature, arg: object) -> str | None:
 def _turn_cost(battle: Battle) -> str | None:
     """How a facing change would be paid: ``free``, ``free_once``, ``move_action``, None."""
     ts = battle.turn
-    if ts.moving:
+    if ts.moving or ts.declaring:
         return "free"  # UA-MOVE-01, SR-02
     if battle.rules.auto_turn_on_attack:  # side_rear: a reaction on its turn (SR-04)
         return None if ts.free_turn_used else "free_once"
@@ -389,6 +401,8 @@ def _turn_cost(battle: Battle) -> str | None:
 
 
 def _check_run(battle: Battle, c: Creature, arg: object) -> str | None:
+    if arg is not None:
+        return "RUN takes no argument"
     ts = battle.turn
     fresh = ts.move_available and ts.standard_available and not ts.attacks_made
     if not fresh or ts.moved or ts.five_foot_step_taken or ts.running:
@@ -470,6 +484,9 @@ def apply(battle: Battle, action: Action, dice: Dice) -> list[Event]:
     c = battle.creatures[battle.turn.actor]
     if action.kind != ATTACK:
         battle.turn.cleave = None
+    if action.kind != TURN:
+        battle.turn.declaring = False
+    battle.turn.actions_taken += 1
     events = _APPLY[action.kind](battle, c, action.arg, dice)
     if not is_over(battle):
         events += _auto_end(battle)
@@ -561,6 +578,7 @@ def _apply_five_foot_step(battle: Battle, c: Creature, arg: object, dice: Dice) 
     dest = (c.pos[0] + vec[0], c.pos[1] + vec[1])
     battle.place(c, dest)
     battle.turn.five_foot_step_taken = True
+    battle.turn.declaring = battle.rules.auto_turn_on_attack  # SR-02: a Shift declares facing
     return [
         Event(
             FIVE_FOOT_STEP, c.id, pos=dest, facing=c.facing, cost=1, round=battle.initiative.round
@@ -594,7 +612,7 @@ def _apply_attack(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[
     assert slot is not None
     kind = "attack"
     if ts.cleave is not None:
-        kind, ts.cleave = "cleave", None
+        kind, ts.cleave, ts.cleaved = "cleave", None, True
     else:
         if ts.attacks_made == 0:
             ts.standard_available = False
@@ -605,8 +623,8 @@ def _apply_attack(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[
         ts.remaining.remove(slot)
         ts.attacks_made += 1
     events = resolve_attack(battle, c, target, slot, kind, dice)
-    if target.hp <= 0 and _may_cleave(c, ts):
-        ts.cleave, ts.cleaved = slot, True
+    if target.hp <= 0 and not slot.attack.ranged and _may_cleave(c, ts):  # melee only
+        ts.cleave = slot
         if not any(
             _check_attack(battle, c, e.id) is None for e in battle.living() if e.team != c.team
         ):

@@ -36,6 +36,8 @@ class TurnState:
     diagonals: int = 0
     five_foot_step_taken: bool = False
     free_turn_used: bool = False
+    actions_taken: int = 0  # atomic actions this turn (engine.MAX_ACTIONS_PER_TURN)
+    declaring: bool = False  # side_rear: facing is declared at the end of a Shift (SR-02)
     attacks_made: int = 0
     full_attack: bool = False
     remaining: list[AttackSlot] = field(default_factory=list)
