@@ -149,6 +149,7 @@ class Battle:
     _occupancy: dict[Pos, list[str]] = field(default_factory=dict, repr=False)
     _terrain_map: dict[Pos, Terrain] = field(default_factory=dict, repr=False, compare=False)
     _rules: Any = field(default=None, repr=False, compare=False)
+    _step_static: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     initiative: Any = field(default=None, repr=False)  # turn.Initiative, set by the engine
     turn: Any = field(default=None, repr=False)  # turn.TurnState of the acting creature
 
@@ -160,6 +161,7 @@ class Battle:
     def rebuild_terrain_index(self) -> None:
         """Recompute the cell -> terrain index from the ``terrain`` array (call it after
         editing the array; terrain is static during a battle)."""
+        self._step_static = {}  # rules.movement's per-battle cache of terrain per step
         self._terrain_map = {
             self.cell_at(r, c): Terrain(int(self.terrain[r, c]))
             for r in range(self.height)
@@ -269,7 +271,7 @@ class Battle:
     def clone(self) -> Battle:
         """A fresh copy for a new episode: creatures copied, the terrain array shared."""
         creatures = {k: dataclasses.replace(c) for k, c in self.creatures.items()}
-        return Battle(
+        battle = Battle(
             self.ruleset,
             self.kind,
             self.width,
@@ -278,6 +280,8 @@ class Battle:
             self.terrain,
             creatures,
         )
+        battle._step_static = self._step_static  # same terrain, same per-step cache
+        return battle
 
     def copy(self) -> Battle:
         """An independent copy (for search and tests; the engine never copies per step)."""

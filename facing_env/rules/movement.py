@@ -131,33 +131,44 @@ class StepEntry(NamedTuple):
     diagonal: bool
 
 
+def _static_entry(
+    battle: Battle, shape: Shape, pos: Pos, d: int
+) -> tuple[bool, bool, bool, tuple[Pos, ...]]:
+    """Terrain part of a step, cached per battle (terrain is static): (open, difficult,
+    impeded, cells entered)."""
+    key = (shape, pos, d)
+    cached = battle._step_static.get(key)
+    if cached is not None:
+        return cached
+    geo = step_geometry(battle.kind, shape, d)
+    x, y = pos
+    terrain = battle._terrain_map
+    cells = tuple((x + ox, y + oy) for ox, oy in geo.entered)
+    kinds = [terrain.get(cell, Terrain.BLOCKED) for cell in cells]
+    corners = [terrain.get((x + ox, y + oy), Terrain.BLOCKED) for ox, oy in geo.corners]
+    is_open = not any(t in _IMPASSABLE for t in kinds) and Terrain.BLOCKED not in corners
+    result = (is_open, Terrain.DIFFICULT in kinds, Terrain.IMPEDED in kinds, cells)
+    battle._step_static[key] = result
+    return result
+
+
 def step_entry(battle: Battle, m: Creature, d: int) -> StepEntry:
     """Read the cells a step of ``m`` in direction index ``d`` enters (EP-TER-01..04,
-    EP-WALK-01)."""
-    geo = step_geometry(battle.kind, m.shape, d)
-    x, y = m.pos
-    terrain = battle._terrain_map
+    EP-WALK-01, EP-STEP-01)."""
+    diagonal = step_geometry(battle.kind, m.shape, d).diagonal
+    is_open, difficult, impeded, cells = _static_entry(battle, m.shape, m.pos, d)
+    if not is_open:
+        return StepEntry(False, False, False, False, diagonal)
     occupancy = battle._occupancy
-    difficult = impeded = occupied = False
-    for ox, oy in geo.entered:
-        cell = (x + ox, y + oy)
-        t = terrain.get(cell, Terrain.BLOCKED)
-        if t is Terrain.BLOCKED or t is Terrain.PILLAR:
-            return StepEntry(False, False, False, False, geo.diagonal)
-        if t is Terrain.DIFFICULT:
-            difficult = True
-        elif t is Terrain.IMPEDED:
-            impeded = True
+    occupied = False
+    for cell in cells:
         for other in occupancy.get(cell, ()):
             if other != m.id:
                 o = battle.creatures[other]
                 if o.team != m.team and not _steps_over(m, o):  # EP-WALK-01, EP-STEP-01
-                    return StepEntry(False, True, False, False, geo.diagonal)
+                    return StepEntry(False, True, False, False, diagonal)
                 occupied = True
-    for ox, oy in geo.corners:
-        if terrain.get((x + ox, y + oy), Terrain.BLOCKED) is Terrain.BLOCKED:
-            return StepEntry(False, occupied, difficult, impeded, geo.diagonal)
-    return StepEntry(True, occupied, difficult, impeded, geo.diagonal)
+    return StepEntry(True, occupied, difficult, impeded, diagonal)
 
 
 def entry_cost(
