@@ -56,10 +56,10 @@ class Args:
     """seed of the model, the environments and the evaluation"""
     total_timesteps: int = 1_000_000
     """learner actions to train for"""
-    n_envs: int = 2
-    """parallel environments"""
-    vec_env: str = "subproc"
-    """'subproc' (one process per environment) or 'dummy' (all in this process)"""
+    n_envs: int = 8
+    """environments stepped together (more amortise each policy forward pass)"""
+    vec_env: str = "dummy"
+    """'dummy' (all in this process: fastest on 2 cores) or 'subproc' (one process each)"""
     opponents: tuple[str, ...] = ("random", "aggressive", "flanker", "defensive")
     """scripted opponents in the pool (names or model:PATH)"""
     self_play: bool = True
@@ -89,7 +89,7 @@ class Args:
     eval_games: int = 40
     """games per opponent in a quick evaluation"""
     final_eval_games: int = 200
-    """games per pair in the final evaluation"""
+    """games per pair in the final evaluation (0: skip it)"""
     final_eval_agents: tuple[str, ...] = ("random", "aggressive", "flanker", "defensive")
     """scripted agents the final model is evaluated against"""
     checkpoint_every: int = 250_000
@@ -186,12 +186,13 @@ def make_env(args: Args, rank: int, env_kwargs: dict) -> Callable[[], Monitor]:
 
 def final_report(args: Args, model_path: Path, run_dir: Path, env_kwargs: dict) -> Report:
     """Round-robin of the saved model against the scripted agents; saved as JSON and md."""
-    model_spec = f"model:{model_path}"
+    learned = _agent(f"model:{model_path}")
     report = evaluate(
         args.scenario,
-        [model_spec, *args.final_eval_agents],
+        ["learned", *args.final_eval_agents],
         args.final_eval_games,
         seed=100_000,
+        make=lambda name: learned if name == "learned" else _agent(name),
         **env_kwargs,
     )
     (run_dir / "report.json").write_text(json.dumps(report.to_dict(), indent=2))
@@ -253,8 +254,8 @@ def main(args: Args) -> Path:
     vec.close()
 
     # -- evaluation report -----------------------------------------------------------------
-    report = final_report(args, model_path, run_dir, env_kwargs)
-    print(report.markdown())
+    if args.final_eval_games > 0:
+        print(final_report(args, model_path, run_dir, env_kwargs).markdown())
     print(f"trained {args.total_timesteps} steps in {minutes:.1f} min; report in {run_dir}")
     print(model_path)
     return model_path

@@ -29,6 +29,9 @@ from facing_env.env import raw_env
 from facing_env.errors import IllegalActionError
 from facing_env.match import Agent
 
+MAX_RESETS = 100
+"""Battles drawn per ``reset`` at most while looking for one in which the learner acts."""
+
 
 class TeamLearnerEnv(gym.Env):
     """One learner (a whole team) against an opponent pool; see the module docstring."""
@@ -69,6 +72,7 @@ class TeamLearnerEnv(gym.Env):
         self._opponent: Agent | None = None
         self._mask = np.zeros(self.action_space.n, dtype=np.int8)
         self._obs = np.zeros(self.observation_space.shape, dtype=np.float32)
+        self._pending = 0.0
 
     # -- opponents ------------------------------------------------------------------------
 
@@ -102,17 +106,20 @@ class TeamLearnerEnv(gym.Env):
         super().reset(seed=seed)
         if not self._pool:
             raise ValueError("the opponent pool is empty: add_opponent() first")
-        self.env.reset(seed=int(self.np_random.integers(2**31 - 1)))
-        teams = self.env.scenario.teams
-        self.team = self.learner_team or teams[int(self.np_random.integers(len(teams)))]
         wanted = (options or {}).get("opponent")
         names = self.opponent_names()
         if wanted is not None and wanted not in names:
             raise ValueError(f"opponent {wanted!r} is not in the pool {names}")
-        index = names.index(wanted) if wanted else int(self.np_random.integers(len(self._pool)))
-        self.opponent_name, self._opponent = self._pool[index]
-        _, done = self._advance()
-        return self._obs.copy(), self._info(done)
+        for _ in range(MAX_RESETS):
+            self.env.reset(seed=int(self.np_random.integers(2**31 - 1)))
+            teams = self.env.scenario.teams
+            self.team = self.learner_team or teams[int(self.np_random.integers(len(teams)))]
+            index = names.index(wanted) if wanted else int(self.np_random.integers(len(names)))
+            self.opponent_name, self._opponent = self._pool[index]
+            self._pending, done = self._advance()
+            if not done:  # a battle decided before the learner ever acts teaches nothing
+                return self._obs.copy(), self._info(False)
+        raise RuntimeError(f"{MAX_RESETS} battles in a row ended before the learner could act")
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """One action of the acting learner creature, then everyone else until the learner
@@ -125,7 +132,8 @@ class TeamLearnerEnv(gym.Env):
                 raise IllegalActionError(f"action {action} is not allowed by the mask")
             extra["illegal_action"], penalty, action = action, self.illegal_penalty, END_TURN_INDEX
         self.env.step(action)
-        reward = penalty + self._team_reward()
+        reward = penalty + self._pending + self._team_reward()  # + what reset's turns earned
+        self._pending = 0.0
         more, done = self._advance()
         reward += more
         truncated = done and not self._decided()
