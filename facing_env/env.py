@@ -68,6 +68,12 @@ class raw_env(AECEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         self.render_mode = render_mode
+        if max_rounds is not None and (not isinstance(max_rounds, int) or max_rounds < 1):
+            raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
+        if dice is not None and dice not in ("roll", "expected"):
+            raise ValueError(f"dice must be 'roll' or 'expected', got {dice!r}")
+        if window is not None and (not isinstance(window, int) or not 3 <= window <= 63):
+            raise ValueError(f"window must be an integer from 3 to 63, got {window!r}")
         self.max_rounds = max_rounds or self.scenario.max_rounds
         self.dice_mode = dice or self.scenario.dice
         self.flat_footed_start = flat_footed_start

@@ -17,15 +17,18 @@ from typing import Any, Literal, Mapping, Optional
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from facing_env import geometry
 from facing_env.battle import Battle
 from facing_env.errors import ScenarioError
+from facing_env.types import GridKind, Size
 
 CONFIG_DIR = Path(__file__).with_name("configs")
 BESTIARY_FILE = CONFIG_DIR / "bestiary.yaml"
 DEFAULT_SCENARIO = "duel"
 _BATTLE_KEYS = ("ruleset", "grid", "diagonal", "map", "terrain", "creatures")
+MIN_GENERATED_SIDE = 4  # each team starts in a two-row band at one edge of the board
 
 
 class _Strict(BaseModel):
@@ -51,16 +54,43 @@ class ObservationSpec(_Strict):
 
 
 class GeneratorSpec(_Strict):
-    """Procedural battles: teams drawn from the bestiary on a random board."""
+    """Procedural battles: teams drawn from the bestiary on a random board. The ranges are
+    ``[low, high]``, both included."""
 
-    teams: tuple[str, ...] = ("red", "blue")
+    teams: tuple[str, ...] = Field(default=("red", "blue"), min_length=2)
     team_size: tuple[int, int] = (1, 3)
-    bestiary: tuple[str, ...] = ("fighter", "rogue", "cleric", "gnoll", "wolf")
+    bestiary: tuple[str, ...] = Field(
+        default=("fighter", "rogue", "cleric", "gnoll", "wolf"), min_length=1
+    )
     width: tuple[int, int] = (8, 14)
     height: tuple[int, int] = (8, 14)
     terrain_density: float = Field(default=0.08, ge=0.0, le=0.5)
     ruleset: Literal["ua35", "side_rear", "standard"] = "ua35"
     grid: Literal["square", "hex"] = "square"
+
+    @field_validator("teams")
+    @classmethod
+    def _distinct(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if len(set(v)) != len(v):
+            raise ValueError(f"team names must differ, got {list(v)}")
+        return v
+
+    @field_validator("team_size")
+    @classmethod
+    def _team_size(cls, v: tuple[int, int]) -> tuple[int, int]:
+        if not 1 <= v[0] <= v[1]:
+            raise ValueError(f"expected [low, high] with 1 <= low <= high, got {list(v)}")
+        return v
+
+    @field_validator("width", "height")
+    @classmethod
+    def _side(cls, v: tuple[int, int]) -> tuple[int, int]:
+        if not MIN_GENERATED_SIDE <= v[0] <= v[1] <= 256:
+            raise ValueError(
+                f"expected [low, high] with {MIN_GENERATED_SIDE} <= low <= high <= 256,"
+                f" got {list(v)}"
+            )
+        return v
 
 
 class ScenarioFile(_Strict):
@@ -93,7 +123,8 @@ class Scenario:
     def build(self, rng: np.random.Generator) -> Battle:
         """A fresh battle: a copy of the static battle, or a new procedural one."""
         if self.generator is not None:
-            return Battle.from_spec(generate_spec(self.generator, rng), file=self.source)
+            spec = generate_spec(self.generator, rng, self.source)
+            return Battle.from_spec(spec, file=self.source)
         if self._template is None:
             self._template = Battle.from_spec(self.spec or {}, file=self.source)
         return self._template.clone()
@@ -130,13 +161,33 @@ def bestiary() -> Mapping[str, Mapping[str, Any]]:
     return data
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that rejects a key given twice in one mapping (YAML would keep
+    the last one silently)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, (str, int, float, bool)) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def _read_yaml(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ScenarioError(f"cannot read the file: {exc.strerror}", file=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(
+            f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=str(path)
+        ) from None
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: nothing is executed
     except yaml.YAMLError as exc:
         raise ScenarioError(f"not valid YAML: {exc}", file=str(path)) from None
 
@@ -172,7 +223,8 @@ def scenario_from_dict(data: Any, source: str = "<dict>") -> Scenario:
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or None
-        msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
+        msg = err["msg"].removeprefix("Value error, ")
+        msg = "unknown field" if err["type"] == "extra_forbidden" else msg
         raise ScenarioError(msg, file=source, field=where) from None
     spec = {k: v for k, v in data.items() if k in _BATTLE_KEYS}
     if "creatures" in spec:
@@ -196,14 +248,62 @@ def scenario_from_dict(data: Any, source: str = "<dict>") -> Scenario:
                 "a scenario needs creatures of at least two teams", file=source, field="creatures"
             )
         _check_separate_spaces(battle, source)
-        scenario._template = battle
-    else:
-        for name in parsed.generator.bestiary:
-            if name not in bestiary():
+        for c in battle.creatures.values():
+            if c.hp <= 0:
                 raise ScenarioError(
-                    f"unknown bestiary entry {name!r}", file=source, field="generator.bestiary"
+                    f"starts with {c.hp} hit points; every creature of a scenario starts alive",
+                    file=source,
+                    creature=c.id,
+                    field="hp",
                 )
+        scenario._template = battle
+        count = len(battle.creatures)
+    else:
+        _check_generator(parsed.generator, source)
+        count = len(parsed.generator.teams) * parsed.generator.team_size[1]
+    if scenario.max_creatures() < count:
+        raise ScenarioError(
+            f"{scenario.max_creatures()} table rows for up to {count} creatures; every"
+            " creature needs a row (it is the target of an ATTACK action)",
+            file=source,
+            field="observation.max_creatures",
+        )
     return scenario
+
+
+def _check_generator(gen: GeneratorSpec, source: str) -> None:
+    """Every bestiary entry exists and its space fits the smallest board the generator can
+    draw: within the width, and in the two-row start band at each edge without the two
+    bands meeting. The hex generator places single hexes (Large creatures play as Medium)."""
+    for name in gen.bestiary:
+        if name not in bestiary():
+            raise ScenarioError(
+                f"unknown bestiary entry {name!r}", file=source, field="generator.bestiary"
+            )
+        size = Size.parse(bestiary()[name].get("size", "Medium"))
+        if gen.grid == "hex":
+            if size > Size.LARGE:
+                raise ScenarioError(
+                    f"{name!r} is {size.label}: the hex generator places creatures up to Large"
+                    " (which play as Medium)",
+                    file=source,
+                    field="generator.bestiary",
+                )
+            continue
+        side = _square_side(size)
+        if side > gen.width[0] or 2 * (side + 1) > gen.height[0]:
+            raise ScenarioError(
+                f"{name!r} ({size.label}, {side}x{side}) does not fit the smallest board"
+                f" {gen.width[0]}x{gen.height[0]}: it needs a width of {side} and a height of"
+                f" {2 * (side + 1)}",
+                file=source,
+                field="generator.bestiary",
+            )
+
+
+def _square_side(size: Size) -> int:
+    """Side in squares of a creature's space on the square grid."""
+    return 1 + max(dy for _, dy in geometry.default_shape(GridKind.SQUARE, size).offsets)
 
 
 def _check_separate_spaces(battle: Battle, source: str) -> None:
@@ -249,8 +349,46 @@ def _rint(rng: np.random.Generator, bounds: tuple[int, int]) -> int:
     return int(rng.integers(bounds[0], bounds[1] + 1))
 
 
-def generate_spec(gen: GeneratorSpec, rng: np.random.Generator) -> dict[str, Any]:
-    """A random battle spec: board, scattered terrain and teams facing each other."""
+def _free_spot(
+    rng: np.random.Generator,
+    taken: set[tuple[int, int]],
+    rows: tuple[int, int],
+    side: int,
+    width: int,
+    height: int,
+    anywhere: bool,
+) -> tuple[int, int] | None:
+    """An anchor (column, row) for a ``side x side`` space on the board and off ``taken``:
+    random tries in ``rows`` first, then every anchor of those rows in order, then (if
+    ``anywhere``) every other anchor of the board."""
+
+    def free(x: int, y: int) -> bool:
+        cells = [(x + i, y + j) for i in range(side) for j in range(side)]
+        return all(
+            0 <= cx < width and 0 <= cy < height and (cx, cy) not in taken for cx, cy in cells
+        )
+
+    for _ in range(200):
+        y = int(rng.integers(rows[0], rows[1] + 1))
+        x = int(rng.integers(0, width))
+        if free(x, y):
+            return x, y
+    order = [y for y in rows if y < height]
+    if anywhere:
+        order += [y for y in range(height) if y not in rows]
+    return next(((x, y) for y in order for x in range(width) if free(x, y)), None)
+
+
+def generate_spec(
+    gen: GeneratorSpec, rng: np.random.Generator, source: str = "<generator>"
+) -> dict[str, Any]:
+    """A random battle spec: board, scattered terrain and teams facing each other.
+
+    Each team starts in the two rows at one edge (top for even, bottom for odd team
+    indices); a creature goes where its whole space is free of other creatures (terrain
+    under it is cleared), trying random spots first and then every spot of its rows in
+    order; a team's first creature may go anywhere if its rows are full. A team that gets
+    no creature at all raises :class:`ScenarioError`."""
     width, height = _rint(rng, gen.width), _rint(rng, gen.height)
     kinds = ("pillar", "difficult", "blocked")
     n_cells = int(gen.terrain_density * width * height)
@@ -263,35 +401,38 @@ def generate_spec(gen: GeneratorSpec, rng: np.random.Generator) -> dict[str, Any
     facings = ("S", "N") if gen.grid == "square" else ("SE", "NW")
     for t, team in enumerate(gen.teams):
         n = _rint(rng, gen.team_size)
-        row_band = (0, 1) if t % 2 == 0 else (height - 2, height - 1)
+        placed = 0
         for i in range(n):
             name = gen.bestiary[int(rng.integers(0, len(gen.bestiary)))]
             block = dict(bestiary()[name])
-            for _ in range(200):
-                y = int(rng.integers(row_band[0], row_band[1] + 1))
-                x = int(rng.integers(0, width))
-                col_x = x - (y >> 1) if gen.grid == "hex" else x
-                side = 2 if block.get("size") == "Large" else 1
-                cells = {(x + i2, y + j2) for i2 in range(side) for j2 in range(side)}
-                if gen.grid == "hex":
-                    side = 1
-                    block["size"] = "Medium" if block.get("size") == "Large" else block.get("size")
-                    cells = {(x, y)}
-                if any(c in taken or c in terrain for c in cells):
-                    continue
-                if max(c[0] for c in cells) >= width or max(c[1] for c in cells) >= height:
-                    continue
-                taken |= cells
-                creatures.append(
-                    {
-                        **block,
-                        "id": f"{team}_{name}_{i}",
-                        "team": team,
-                        "pos": [col_x, y],
-                        "facing": facings[t % 2],
-                    }
-                )
-                break
+            side = 1
+            if gen.grid == "hex":
+                block["size"] = "Medium" if block.get("size") == "Large" else block.get("size")
+            else:
+                side = _square_side(Size.parse(block.get("size", "Medium")))
+            top = 0 if t % 2 == 0 else max(height - side - 1, 0)  # rows of the anchor
+            spot = _free_spot(rng, taken, (top, top + 1), side, width, height, placed == 0)
+            if spot is None:
+                continue
+            x, y = spot
+            taken |= {(x + i2, y + j2) for i2 in range(side) for j2 in range(side)}
+            placed += 1
+            creatures.append(
+                {
+                    **block,
+                    "id": f"{team}_{name}_{i}",
+                    "team": team,
+                    "pos": [x - (y >> 1) if gen.grid == "hex" else x, y],
+                    "facing": facings[t % 2],
+                }
+            )
+        if placed == 0:
+            raise ScenarioError(
+                f"no room for any creature of team {team!r} on a {width}x{height} board;"
+                " make the boards bigger or the teams smaller",
+                file=source,
+                field="generator",
+            )
     return {
         "ruleset": gen.ruleset,
         "grid": {"kind": gen.grid, "width": width, "height": height},

@@ -72,7 +72,7 @@ class CreatureSpec(_Strict):
     speed: int = Field(default=30, ge=0)
     dex: int = Field(default=10, ge=0)
     base_attack_bonus: int = Field(default=0, ge=0)
-    attacks: Optional[tuple[AttackSpec, ...]] = None
+    attacks: Optional[tuple[AttackSpec, ...]] = Field(default=None, min_length=1)
     feats: tuple[str, ...] = ()
     sneak_attack: Optional[str] = None
     rogue_level: int = Field(default=0, ge=0)
@@ -93,9 +93,9 @@ class CreatureSpec(_Strict):
     hexes: Optional[tuple[tuple[int, int], ...]] = None
     front_side_hexes: Optional[tuple[tuple[int, int], ...]] = None
 
-    @field_validator("size")
+    @field_validator("size", mode="before")  # before: a YAML ``true`` is not size 1
     @classmethod
-    def _size(cls, v: str | int) -> str:
+    def _size(cls, v: object) -> str:
         return Size.parse(v).label
 
     @field_validator("feats")

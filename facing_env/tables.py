@@ -151,6 +151,9 @@ TERRAIN_NAMES: Mapping[str, Terrain] = MappingProxyType(
 class RulesetRow:
     """Options of one rule set; logic reads these instead of branching on the name."""
 
+    def __deepcopy__(self, memo: dict) -> RulesetRow:
+        return self  # immutable table data: copies of a battle share it
+
     has_facing: bool
     areas: tuple[Area, ...]  # names of the areas, front first
     side_area: Area  # the area between front and rear: flank (ua35) or side (side_rear)

@@ -1,0 +1,82 @@
+"""The ``defensive`` agent: hold the line, keep enemies in front, strike what comes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from facing_env.agents.pathing import footprint, free
+from facing_env.agents.tactics import (
+    area,
+    attack,
+    face,
+    five_foot_step,
+    guard,
+    legal_or_end,
+)
+from facing_env.agents.view import ObservationView
+from facing_env.types import Pos
+
+
+class DefensiveAgent:
+    """Attacks whatever is in reach (best facing modifier, then the most wounded), turning
+    to face it first; otherwise takes a 5-foot step that brings a foe into its reach without
+    entering any foe's threat (reach), or that puts more walls behind it, then turns to face
+    the nearest enemy. It never walks toward the enemy."""
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
+    ) -> int:
+        """The next action of the defence."""
+        view = ObservationView(observation, action_mask)
+        return legal_or_end(view, self.choose(view))
+
+    def choose(self, view: ObservationView) -> int | None:
+        """The action index, or None to end the turn."""
+        enemies = view.enemies
+        if not enemies:
+            return None
+        attackable = [e for e in enemies if view.legal(attack(e))]
+        if attackable:
+            hit = max(
+                attackable,
+                key=lambda e: (view.value(e, "my_facing_modifier"), -view.value(e, "hp_fraction")),
+            )
+            return face(view, hit) or attack(hit)
+        nearest = min(enemies, key=lambda e: (view.distance(e), e))
+        step = self.step(view, nearest)
+        if step is not None:
+            return step
+        return face(view, nearest) or guard(view)
+
+    def step(self, view: ObservationView, nearest: int) -> int | None:
+        """A 5-foot step into reach of a foe from outside every foe's threat, or to a
+        square with more walls behind (facing the nearest enemy)."""
+        here = self.walls_behind(view, (0, 0), nearest)
+        can_strike = view.scalar("standard_available") > 0.5 and view.scalar("attacks_made") == 0
+        best, best_key = None, (0, here)
+        for d, vec in enumerate(view.directions):
+            if not view.legal(five_foot_step(d)) or not free(view, vec):
+                continue
+            cells = footprint(view, vec)
+            if any(view.at("threatened_by_enemies", c) > 0 for c in cells):
+                continue
+            in_reach = can_strike and any(
+                view.gap(cells, view.cells_of(e)) <= view.reach for e in view.enemies
+            )
+            key = (int(in_reach), self.walls_behind(view, vec, nearest))
+            if key > best_key:
+                best, best_key = five_foot_step(d), key
+        return best
+
+    @staticmethod
+    def walls_behind(view: ObservationView, anchor: Pos, nearest: int) -> int:
+        """Blocked cells around ``anchor`` that would be in the observer's flank or rear
+        when it faces the nearest enemy."""
+        cells = footprint(view, anchor)
+        facing = view.angle_between(cells, view.cells_of(nearest))
+        ring = {(x + vx, y + vy) for x, y in cells for vx, vy in view.directions} - set(cells)
+        return sum(
+            1
+            for c in ring
+            if view.at("blocked", c) and area(view, facing, cells, [c]) in ("flank", "rear")
+        )

@@ -1,0 +1,270 @@
+"""Named access to a flat observation vector, for agents that see nothing else.
+
+The layout is inferred from the two lengths an agent gets: ``K = len(mask) - 34`` creature
+slots, a ``K x 30`` table, 10 scalars and a ``W x W x 18`` window before them.
+Positions are integer offsets ``(dx, dy)`` from the observer's anchor (y grows south; on
+hex grids axial ``(dq, dr)``); window cell ``(dx, dy)`` is ``window[half + dy, half + dx]``.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cached_property
+
+import numpy as np
+
+from facing_env import geometry
+from facing_env.actions import (
+    ATTACK_BASE,
+    FIVE_FOOT_BASE,
+    MOVE_BASE,
+    N_DIRECTIONS,
+    STEP_BASE,
+    TURN_BASE,
+)
+from facing_env.observation import CHANNELS, FEATURES, SCALARS, ObservationLayout
+from facing_env.types import GridKind, Pos, Size
+
+_CH = {name: i for i, name in enumerate(CHANNELS)}
+_COL = {name: i for i, name in enumerate(FEATURES)}
+_SC = {name: i for i, name in enumerate(SCALARS)}
+_SQUARE_ONLY = [base + d for base in (MOVE_BASE, STEP_BASE, FIVE_FOOT_BASE) for d in (6, 7)]
+_SQUARE_ONLY += [TURN_BASE + 6, TURN_BASE + 7]
+
+
+def layout_of(n_observation: int, n_actions: int) -> ObservationLayout:
+    """The :class:`ObservationLayout` behind vectors of these lengths (ValueError if none)."""
+    n_slots = n_actions - ATTACK_BASE
+    window_size = n_observation - n_slots * len(FEATURES) - len(SCALARS)
+    side = math.isqrt(max(window_size, 0) // len(CHANNELS))
+    if n_slots < 1 or side * side * len(CHANNELS) != window_size or side % 2 == 0:
+        raise ValueError(
+            f"no observation layout has {n_observation} values and {n_actions} actions"
+        )
+    return ObservationLayout(side, n_slots)
+
+
+class ObservationView:
+    """One observation and its mask, split into named parts (read-only)."""
+
+    def __init__(self, observation: np.ndarray, action_mask: np.ndarray) -> None:
+        obs = np.asarray(observation, dtype=np.float32).reshape(-1)
+        self.mask = np.asarray(action_mask).reshape(-1).astype(bool)
+        self.layout = layout_of(obs.size, self.mask.size)
+        self.window, self.table, self.scalars = self.layout.split(obs)
+        self.size = self.layout.window
+        self.half = self.size // 2
+
+    # -- raw parts --------------------------------------------------------------------------
+
+    def channel(self, name: str) -> np.ndarray:
+        """A ``W x W`` window channel by name (see ``observation.CHANNELS``)."""
+        return self.window[:, :, _CH[name]]
+
+    def column(self, name: str) -> np.ndarray:
+        """A table column over all K slots by name (see ``observation.FEATURES``)."""
+        return self.table[:, _COL[name]]
+
+    def value(self, slot: int, name: str) -> float:
+        """One table entry."""
+        return float(self.table[slot, _COL[name]])
+
+    def scalar(self, name: str) -> float:
+        """One turn scalar by name (see ``observation.SCALARS``)."""
+        return float(self.scalars[_SC[name]])
+
+    def legal(self, index: int) -> bool:
+        """Whether the mask allows an action index."""
+        return 0 <= index < self.mask.size and bool(self.mask[index])
+
+    # -- creatures --------------------------------------------------------------------------
+
+    def slots(self, role: str) -> list[int]:
+        """Living slots with a role: ``enemy``, ``ally`` or ``is_self``."""
+        present = self.column("present") > 0.5
+        return [int(i) for i in np.flatnonzero(present & (self.column(role) > 0.5))]
+
+    @property
+    def enemies(self) -> list[int]:
+        """Slots of living enemies."""
+        return self.slots("enemy")
+
+    @property
+    def allies(self) -> list[int]:
+        """Slots of living allies (not the observer)."""
+        return self.slots("ally")
+
+    def offset(self, slot: int) -> Pos:
+        """Anchor of a creature relative to the observer's anchor, in cells."""
+        return (
+            round(self.value(slot, "dx") * self.size),
+            round(self.value(slot, "dy") * self.size),
+        )
+
+    def distance(self, slot: int) -> int:
+        """Cells between the observer's space and the creature's (the table's distance)."""
+        return round(self.value(slot, "distance") * self.size)
+
+    def size_of(self, slot: int) -> Size:
+        """Size category of a creature."""
+        return Size(round(self.value(slot, "size") * 8))
+
+    def facing_angle(self, slot: int) -> float | None:
+        """Facing of a creature in degrees (counter-clockwise from east), None if faceless."""
+        if self.value(slot, "has_facing") < 0.5:
+            return None
+        return math.degrees(math.atan2(self.value(slot, "facing_y"), self.value(slot, "facing_x")))
+
+    def shape_of(self, slot: int) -> geometry.Shape:
+        """The default footprint of a creature's size on this grid."""
+        return geometry.default_shape(self.grid, self.size_of(slot))
+
+    def cells_of(self, slot: int) -> list[Pos]:
+        """Cells of a creature (relative offsets); the observer's are read off the window."""
+        if slot == 0:
+            return self.self_cells
+        x, y = self.offset(slot)
+        return [(x + dx, y + dy) for dx, dy in self.shape_of(slot).offsets]
+
+    @cached_property
+    def self_cells(self) -> list[Pos]:
+        """Offsets of the observer's own cells (from the ``self`` channel)."""
+        rows, cols = np.nonzero(self.channel("self") > 0.5)
+        cells = [(int(c) - self.half, int(r) - self.half) for r, c in zip(rows, cols, strict=True)]
+        return cells or [(0, 0)]
+
+    # -- window cells -----------------------------------------------------------------------
+
+    def inside(self, cell: Pos) -> bool:
+        """Whether a relative cell lies in the window."""
+        return abs(cell[0]) <= self.half and abs(cell[1]) <= self.half
+
+    def at(self, name: str, cell: Pos) -> float:
+        """A channel's value at a relative cell (outside the window: blocked, else 0)."""
+        if not self.inside(cell):
+            return 1.0 if name == "blocked" else 0.0
+        return float(self.window[self.half + cell[1], self.half + cell[0], _CH[name]])
+
+    # -- grid geometry ----------------------------------------------------------------------
+
+    @cached_property
+    def grid(self) -> GridKind:
+        """Square or hex, inferred from the mask, facings and distances (square if unsure;
+        the observation has no grid flag, see the package docstring)."""
+        if self.mask[_SQUARE_ONLY].any():
+            return GridKind.SQUARE
+        turns = int(self.mask[TURN_BASE : TURN_BASE + N_DIRECTIONS].sum())
+        if turns:
+            return GridKind.HEX if turns + 1 == 6 else GridKind.SQUARE
+        for slot in self.slots("present"):
+            angle = self.facing_angle(slot)
+            if angle is not None and abs(angle / 45.0 - round(angle / 45.0)) > 0.05:
+                return GridKind.HEX
+        single = len(self.self_cells) == 1
+        for slot in self.enemies + self.allies:
+            if not single or self.size_of(slot) > Size.MEDIUM:
+                continue
+            dx, dy = self.offset(slot)
+            d = self.distance(slot)
+            square = {geometry.square_distance(dx, dy, rule) for rule in ("alternating", "uniform")}
+            hexd = geometry.hex_distance((0, 0), (dx, dy))
+            if d == hexd and d not in square:
+                return GridKind.HEX
+            if d in square and d != hexd:
+                return GridKind.SQUARE
+        return self._grid_from_own_areas()
+
+    def _grid_from_own_areas(self) -> GridKind:
+        """The grid whose angle rule (IC-01, IC-05, IC-11) best redraws the observer's own
+        front/flank/rear channels near it (square when faceless or tied)."""
+        own = self.facing_angle(0)
+        if own is None:
+            return GridKind.SQUARE
+        channels = [self.channel(n) for n in ("own_front", "own_flank", "own_rear")]
+        errors = {}
+        for grid, front, rear in ((GridKind.SQUARE, 45.0, 135.0), (GridKind.HEX, 60.0, 150.0)):
+            pts = [geometry.cell_centre(grid, c) for c in self.self_cells]
+            cx, cy = sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts)
+            wrong = [0, 0]  # rear from the threshold on, or only beyond it
+            for dy in range(-2, 3):
+                for dx in range(-2, 3):
+                    if (dx, dy) in self.self_cells or not self.inside((dx, dy)):
+                        continue
+                    px, py = geometry.cell_centre(grid, (dx, dy))
+                    diff = abs((geometry.vector_angle(px - cx, py - cy) - own + 180.0) % 360 - 180)
+                    seen = [int(ch[self.half + dy, self.half + dx] > 0.5) for ch in channels]
+                    for k, strict in enumerate((False, True)):
+                        is_rear = diff > rear + 1e-6 if strict else diff >= rear - 1e-6
+                        area = 0 if diff <= front + 1e-6 else (2 if is_rear else 1)
+                        wrong[k] += int(seen != [int(area == i) for i in range(3)])
+            errors[grid] = min(wrong)
+        return GridKind.HEX if errors[GridKind.HEX] < errors[GridKind.SQUARE] else GridKind.SQUARE
+
+    @property
+    def directions(self) -> tuple[Pos, ...]:
+        """Movement direction vectors by index."""
+        return geometry.direction_vectors(self.grid)
+
+    def centre(self, cells: list[Pos]) -> tuple[float, float]:
+        """Cartesian centre (y south) of a set of relative cells."""
+        pts = [geometry.cell_centre(self.grid, c) for c in cells]
+        return (sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts))
+
+    def angle_between(self, a: list[Pos], b: list[Pos]) -> float:
+        """Direction in degrees (counter-clockwise from east) from cells ``a`` to ``b``."""
+        (ax, ay), (bx, by) = self.centre(a), self.centre(b)
+        return geometry.vector_angle(bx - ax, by - ay)
+
+    def cell_distance(self, a: Pos, b: Pos) -> int:
+        """Cells between two relative cells on this grid."""
+        return geometry.cell_distance(self.grid, a, b, "alternating")
+
+    def gap(self, a: list[Pos], b: list[Pos]) -> int:
+        """Smallest distance between two sets of cells."""
+        return min(self.cell_distance(p, q) for p in a for q in b)
+
+    @cached_property
+    def turn_angles(self) -> tuple[float, ...]:
+        """Angle of each TURN slot's facing (8 square facings, 4 orthogonal ones for
+        multi-square ``side_rear`` creatures, 6 hex facings at neighbours or corners)."""
+        turns = int(self.mask[TURN_BASE : TURN_BASE + N_DIRECTIONS].sum())
+        if self.grid is GridKind.SQUARE:
+            step = 90.0 if turns + 1 == 4 else 45.0
+            return tuple(90.0 - step * s for s in range(int(360 / step)))
+        own = self.facing_angle(0) or 0.0
+        offset = 30.0 if round(own / 30.0) % 2 else 0.0
+        return tuple(offset + 60.0 * s for s in range(6))
+
+    @cached_property
+    def strict_rear(self) -> bool:
+        """Whether only cells more than 135 degrees off a square facing are rear (the
+        ``side_rear`` rule set, IC-11), read off the observer's own rear channel."""
+        own = self.facing_angle(0)
+        if own is None or self.grid is GridKind.HEX:
+            return False
+        ring = {(x + vx, y + vy) for x, y in self.self_cells for vx, vy in self.directions}
+        ring -= set(self.self_cells)
+        wide = 0
+        for cell in ring:
+            diff = abs((self.angle_between(self.self_cells, [cell]) - own + 180.0) % 360.0 - 180.0)
+            wide += int(diff >= 135.0 - 1e-6)
+        rear = sum(1 for cell in ring if self.at("own_rear", cell) > 0.5)
+        return rear < wide
+
+    @cached_property
+    def reach(self) -> int:
+        """The observer's melee reach in cells, read off the threatened-by-allies channel
+        (which includes the observer's own threat); at least 1."""
+        threat = self.channel("threatened_by_allies")
+        best = 0
+        rays_of = self.directions if self.grid is GridKind.HEX else self.directions[::2]
+        for k in range(1, self.half + 1):
+            rays = []
+            for vx, vy in rays_of:
+                edge = max(self.self_cells, key=lambda c, vx=vx, vy=vy: c[0] * vx + c[1] * vy)
+                rays.append((edge[0] + k * vx, edge[1] + k * vy))
+            inside = [c for c in rays if self.inside(c)]
+            if not inside or any(threat[self.half + y, self.half + x] <= 0 for x, y in inside):
+                break
+            best = k
+        return max(best, 1)

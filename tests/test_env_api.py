@@ -1,0 +1,233 @@
+"""The PettingZoo surface: PettingZoo's own API and seed tests on every scenario, the
+registry, ``render_mode="ansi"``, ``state()`` and the README quick start.
+
+PettingZoo's checks report some problems only as warnings; the ones about the action mask,
+NaN or infinite observations, observations of the wrong dtype or shape, and actions out of
+their space are turned into errors here, and so is an illegal move (which PettingZoo logs
+rather than warns about). Three warnings are expected and ignored: a ``Dict`` observation
+with an ``action_mask`` key is PettingZoo's documented convention for masked actions, yet
+api_test notes that it is "not a NumPy array" and that the space "probably should be" a
+Box; and a procedural episode may field fewer creatures than its ``possible_agents`` (the
+most it can have), which the parallel test notes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, parallel_api_test, seed_test
+from pettingzoo.utils.env_logger import EnvLogger
+
+import facing_env
+from facing_env import engine
+from facing_env.render import creature_letters
+from facing_env.types import GridKind
+from tests.env_play import SCENARIOS, masked_choice
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+FATAL_WARNINGS = (
+    r"Action mask",  # not an array, NaN, infinity, wrong shape or dtype, all zeros, not 0/1
+    r"Observation contains",  # NaNs, infinity
+    r"Observation numpy array is (not a numeric dtype|all zeros)",
+    r"Observation has more than 3 dimensions",
+    r"Observation is a single number",
+    r"Observations (between agents are different classes|are different shapes|have different)",
+    r"The observation contains negative numbers and is in the shape of a graphical",
+    r"Agent's (minimum|maximum)",  # infinite or degenerate bounds of a space
+    r"Agents have different (observation|action) space sizes",
+    r"Reward should be",
+    r"Live agent was not given|Agent was given .* but was dead",
+    r"Environment .* was expected to be an instance of",  # pettingzoo.make
+)
+EXPECTED_WARNINGS = (
+    r"Observation is not a NumPy array",
+    r"Observation space for each agent probably should be",
+    # procedural episodes field 1-3 creatures a side: possible_agents lists the maximum
+    r"No agents present but not all possible_agents are terminated or truncated",
+)
+
+
+@pytest.fixture
+def strict_pettingzoo():
+    """Turn PettingZoo's warnings about masks and observations into errors, and fail on
+    any illegal move or out-of-space action it logs."""
+    EnvLogger.flush()
+    with warnings.catch_warnings():
+        for message in EXPECTED_WARNINGS:
+            warnings.filterwarnings("ignore", message=message)
+        for message in FATAL_WARNINGS:
+            warnings.filterwarnings("error", message=message)
+        yield
+    logged = list(EnvLogger.mqueue)
+    EnvLogger.flush()
+    assert not logged, f"PettingZoo logged: {logged}"
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_pettingzoo_api_test(scenario, strict_pettingzoo):
+    api_test(facing_env.env(scenario=scenario), num_cycles=1000)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_pettingzoo_api_test_on_the_raw_env(scenario, strict_pettingzoo):
+    api_test(facing_env.raw_env(scenario=scenario, dice="expected"), num_cycles=1000)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_pettingzoo_seed_test(scenario, strict_pettingzoo):
+    seed_test(lambda: facing_env.env(scenario=scenario), num_cycles=500)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_pettingzoo_parallel_api_test(scenario, strict_pettingzoo):
+    parallel_api_test(facing_env.parallel_env(scenario=scenario), num_cycles=1000)
+
+
+def test_every_scenario_is_registered():
+    assert set(facing_env.registered_ids().values()) == set(SCENARIOS)
+    for env_id in facing_env.registered_ids():
+        assert re.fullmatch(r"facing_env/[A-Z][A-Za-z]*-v0", env_id), env_id
+        assert env_id in pettingzoo.aec_registry
+        assert env_id in pettingzoo.parallel_registry
+    assert facing_env.registered_ids()["facing_env/SideRearSkirmish-v0"] == "side_rear_skirmish"
+    facing_env.register_scenarios()  # a second registration is harmless
+
+
+@pytest.mark.parametrize("env_id", sorted(facing_env.registered_ids()))
+def test_registry_make(env_id, strict_pettingzoo):
+    name = facing_env.registered_ids()[env_id]
+    env = pettingzoo.make("aec", env_id)
+    assert isinstance(env, pettingzoo.AECEnv)
+    assert env.unwrapped.scenario.name == facing_env.load_scenario(name).name
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    assert env.observation_space(env.agent_selection).contains(obs)
+    env.step(masked_choice(np.random.default_rng(0), obs["action_mask"]))
+
+    tuned = pettingzoo.make("aec", env_id, dice="expected", max_rounds=3, window=7)
+    assert tuned.unwrapped.dice_mode == "expected" and tuned.unwrapped.max_rounds == 3
+    assert tuned.unwrapped.layout.window == 7
+
+    par = pettingzoo.make("parallel", env_id)
+    assert isinstance(par, pettingzoo.ParallelEnv)
+    observations, infos = par.reset(seed=0)
+    assert set(observations) == set(par.agents) and set(infos) == set(par.agents)
+
+
+def _grid_char(battle, text_lines: list[str], pos: tuple[int, int]) -> str:
+    row, col = battle.column(pos)
+    indent = 1 if battle.kind is GridKind.HEX and row % 2 else 0
+    line = text_lines[row]
+    return line[indent + 2 * col] if indent + 2 * col < len(line) else ""
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_ansi_render_shows_every_living_creature(scenario):
+    env = facing_env.env(scenario=scenario, render_mode="ansi")
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    u = env.unwrapped
+    for i, _agent in enumerate(env.agent_iter()):
+        if i % 15 == 0:
+            text = env.render()
+            assert isinstance(text, str)
+            lines = text.split("\n")
+            letters = creature_letters(u.battle)
+            for cid, c in u.battle.creatures.items():
+                legend = [line for line in lines[u.battle.height :] if f" {cid} " in line]
+                assert len(legend) == 1, f"{cid} missing from the legend:\n{text}"
+                if c.hp > 0:
+                    assert f"hp {c.hp}/{c.max_hp}" in legend[0]
+                    for cell in u.battle.cells_of(c):
+                        assert _grid_char(u.battle, lines, cell) == letters[cid], (
+                            f"{cid} not drawn at {cell}:\n{text}"
+                        )
+                else:
+                    assert "dead" in legend[0]
+        obs, _, termination, truncation, _ = env.last()
+        env.step(None if termination or truncation else masked_choice(rng, obs["action_mask"]))
+    assert engine.is_over(u.battle) or u.battle.initiative.round > u.max_rounds
+    assert env.render().count(" dead ") == sum(c.hp <= 0 for c in u.battle.creatures.values())
+    env.close()
+
+
+def test_render_without_a_mode_returns_none():
+    env = facing_env.env(scenario="duel")
+    env.reset(seed=0)
+    assert env.render() is None
+    with pytest.raises(ValueError, match="render_mode"):
+        facing_env.raw_env(scenario="duel", render_mode="human")
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_state_lies_in_the_state_space(scenario):
+    env = facing_env.env(scenario=scenario)
+    space = env.unwrapped.state_space
+    for seed in range(3):  # procedural boards change size from episode to episode
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for i, _agent in enumerate(env.agent_iter(400)):
+            if i % 5 == 0:
+                state = env.state()
+                assert state.dtype == np.float32 and state.shape == space.shape
+                assert space.contains(state), f"state out of its space at step {i}"
+                assert np.isfinite(state).all()
+            obs, _, termination, truncation, _ = env.last()
+            action = None if termination or truncation else masked_choice(rng, obs["action_mask"])
+            env.step(action)
+
+
+def _readme_block(heading: str) -> str:
+    text = README.read_text(encoding="utf-8")
+    section = text.split(f"## {heading}", 1)[1]
+    match = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert match, f"no python block under '## {heading}'"
+    return match.group(1)
+
+
+def test_readme_quick_start_runs_as_printed(strict_pettingzoo):
+    code = _readme_block("Quick start (PettingZoo)")
+    assert "agent_iter" in code and "import facing_env" in code
+    namespace: dict = {"__name__": "__readme__"}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, str(README), "exec"), namespace)
+    env = namespace["env"]
+    assert env.agents == [], "the quick start plays the episode to its end"
+    printed = out.getvalue()
+    for cid in env.unwrapped.battle.creatures:
+        assert cid in printed
+
+
+def test_illegal_actions_raise_in_raw_env_and_end_the_game_in_env():
+    raw = facing_env.raw_env(scenario="duel")
+    raw.reset(seed=0)
+    mask = raw.observe(raw.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(facing_env.IllegalActionError, match="illegal action"):
+        raw.step(illegal)
+    with pytest.raises(ValueError, match="outside"):
+        raw.step(raw.codec.n)
+
+    env = facing_env.env(scenario="duel")
+    env.reset(seed=0)
+    offender = env.agent_selection
+    obs, *_ = env.last()
+    EnvLogger.suppress_output()
+    try:
+        env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    finally:
+        EnvLogger.unsuppress_output()
+        EnvLogger.flush()
+    assert all(env.terminations.values())
+    assert env.rewards[offender] == -1
+    for _agent in env.agent_iter():
+        env.step(None)
+    assert env.agents == []

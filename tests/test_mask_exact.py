@@ -1,0 +1,153 @@
+"""The action mask is exact, and the fast paths agree with their slow oracles.
+
+On random reachable states of every built-in scenario (random masked play from a seeded
+reset, see ``tests/env_play.py``):
+
+- every index of ``Discrete(n)`` the mask allows applies to a copy of the battle (with a
+  fresh ``Dice`` of the same mode), and every index it forbids raises
+  ``IllegalActionError`` without changing the battle (README "Actions");
+- ``engine.legal_actions`` (the one-pass scan) equals ``engine.reference_legal_actions``
+  (every candidate checked by ``why_illegal``);
+- the env's observation of every agent equals the slow cell-by-cell build of
+  ``tests/reference_observation.py`` (clipped to ``observation.BOUND`` like the env's).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from facing_env import IllegalActionError, engine, observation
+from facing_env.dice import Dice
+from facing_env.scenario import load_scenario
+from tests import reference_observation as reference
+from tests.env_play import SCENARIOS, copy_battle, walk
+
+PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+DICE = ("roll", "expected")
+SWEEP_EVERY = 60  # full-episode sweep: check the mask at every 60th decision
+
+
+def _sort_key(action: engine.Action) -> tuple[str, str]:
+    return (action.kind, repr(action.arg))
+
+
+def check_mask_exact(env) -> None:
+    """Apply every index of the acting agent's action space to copies of the battle."""
+    battle = env.battle
+    agent = env.agent_selection
+    cid = env.agent_to_id[agent]
+    assert engine.actor(battle) is battle.creatures[cid]
+    mask = env.observe(agent)["action_mask"]
+    assert mask.shape == (env.codec.n,) and mask.dtype == np.int8
+    assert set(np.unique(mask)) <= {0, 1}
+    assert mask[0] == 1, "END_TURN is always legal for the acting agent"
+    before = engine.state_key(battle)
+    refused = copy_battle(battle)  # illegal actions must leave it untouched
+    for index in range(env.codec.n):
+        allowed = bool(mask[index])
+        target = copy_battle(battle) if allowed else refused
+        action = env.codec.decode(target, env.slots[cid], index)
+        dice = Dice(np.random.default_rng(index), env.dice_mode)
+        if allowed:
+            engine.apply(target, action, dice)
+        else:
+            with pytest.raises(IllegalActionError):
+                engine.apply(target, action, dice)
+            assert engine.state_key(refused) == before, f"refused {action} changed the battle"
+    assert engine.state_key(battle) == before, "trying actions on copies changed the battle"
+
+
+def check_legal_matches_reference(env) -> None:
+    fast = engine.legal_actions(env.battle)
+    slow = engine.reference_legal_actions(env.battle)
+    assert len(set(fast)) == len(fast), f"duplicate legal actions: {fast}"
+    assert sorted(fast, key=_sort_key) == sorted(slow, key=_sort_key)
+
+
+def check_observations_match_reference(env) -> None:
+    layout = reference.ObservationLayout(env.layout.window, env.layout.n_slots)
+    assert layout.size == env.layout.size
+    for agent in env.agents:
+        slots = env.slots[env.agent_to_id[agent]]
+        slow = reference.build(env.battle, slots, layout, env.max_rounds)
+        slow = np.clip(slow, -observation.BOUND, observation.BOUND)
+        fast = env.observe(agent)["observation"]
+        assert fast.dtype == np.float32
+        np.testing.assert_allclose(fast, slow, rtol=0, atol=1e-6, err_msg=f"agent {agent}")
+
+
+@PROPERTY
+@given(
+    scenario=st.sampled_from(SCENARIOS),
+    dice=st.sampled_from(DICE),
+    seed=st.integers(0, 2**32 - 1),
+    decisions=st.integers(0, 400),
+)
+def test_mask_allows_exactly_the_actions_that_apply(scenario, dice, seed, decisions):
+    env = walk(scenario, seed, decisions, dice=dice)
+    check_mask_exact(env)
+
+
+@PROPERTY
+@given(
+    scenario=st.sampled_from(SCENARIOS),
+    dice=st.sampled_from(DICE),
+    seed=st.integers(0, 2**32 - 1),
+    decisions=st.integers(0, 400),
+)
+def test_legal_actions_and_observations_match_the_slow_oracles(scenario, dice, seed, decisions):
+    seen = []
+
+    def visit(env) -> None:
+        check_legal_matches_reference(env)
+        if len(seen) % 25 == 0:
+            check_observations_match_reference(env)
+        seen.append(1)
+
+    env = walk(scenario, seed, decisions, dice=dice, visit=visit)
+    check_observations_match_reference(env)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_whole_episode_sweep(scenario):
+    """One whole seeded episode per scenario: oracles at every decision, the mask at every
+    60th, observations of every agent at every 20th."""
+    count = [0]
+
+    def visit(env) -> None:
+        check_legal_matches_reference(env)
+        if count[0] % 20 == 0:
+            check_observations_match_reference(env)
+        if count[0] % SWEEP_EVERY == 0:
+            check_mask_exact(env)
+        count[0] += 1
+
+    walk(scenario, 7, 10**9, visit=visit)  # more decisions than any episode: plays it out
+    assert count[0] > 20
+
+
+def test_mask_of_waiting_agents_is_empty_in_the_codec_and_a_placeholder_in_the_env():
+    env = walk("skirmish", 3, 5)
+    actor = env.agent_selection
+    for agent in env.agents:
+        slots = env.slots[env.agent_to_id[agent]]
+        codec_mask = env.codec.mask(env.battle, slots)
+        env_mask = env.observe(agent)["action_mask"]
+        if agent == actor:
+            np.testing.assert_array_equal(codec_mask, env_mask)
+        else:
+            assert not codec_mask.any()
+            assert np.flatnonzero(env_mask).tolist() == [0]
+
+
+def test_battle_copy_is_an_independent_copy():
+    battle = load_scenario("duel").build(np.random.default_rng(0))
+    engine.start(battle, Dice(np.random.default_rng(0)))
+    twin = battle.copy()
+    assert engine.state_key(twin) == engine.state_key(battle)
+    engine.apply(twin, engine.Action(engine.END_TURN), Dice(np.random.default_rng(1)))
+    assert engine.state_key(twin) != engine.state_key(battle)
+    assert twin.rules is battle.rules or twin.rules == battle.rules
