@@ -49,9 +49,14 @@ TURN = "turn"
 ATTACK = "attack"
 RUN = "run"
 ACTION_KINDS = (END_TURN, MOVE, STEP_KEEP_FACING, FIVE_FOOT_STEP, TURN, ATTACK, RUN)
-MAX_ACTIONS_PER_TURN = 200
-"""A safeguard, not a rule: free facing changes while moving are unlimited (UA-MOVE-01), so
-a policy could otherwise turn forever; after this many atomic actions the turn ends."""
+TURNS_WHILE_MOVING = 1
+"""Free facing changes between two steps of a move (UA-MOVE-01 "as you move, you can freely
+change your facing"). Turning while moving costs nothing and has no effect but the final
+facing, so any sequence of turns between two steps equals one turn to its last facing: one
+per step keeps every outcome of the rule while a policy can no longer turn forever."""
+MAX_ACTIONS_PER_TURN = 100
+"""A safety net, not a rule: after this many atomic actions in one turn only END_TURN is
+left (a turn needs at most about three actions per square moved)."""
 ITERATIVE_STEP = 5
 MAX_ITERATIVES = 3
 
@@ -221,6 +226,7 @@ def state_key(battle: Battle) -> tuple:
             tuple(ts.remaining),
             ts.cleave,
             ts.declaring,
+            ts.turned_after_step,
             ts.actions_taken >= MAX_ACTIONS_PER_TURN,
         ),
     )
@@ -389,8 +395,8 @@ def _check_turn(battle: Battle, c: Creature, arg: object) -> str | None:
 def _turn_cost(battle: Battle) -> str | None:
     """How a facing change would be paid: ``free``, ``free_once``, ``move_action``, None."""
     ts = battle.turn
-    if ts.moving or ts.declaring:
-        return "free"  # UA-MOVE-01, SR-02
+    if (ts.moving or ts.declaring) and not ts.turned_after_step:
+        return "free"  # UA-MOVE-01, SR-02 (one change per step: see TURNS_WHILE_MOVING)
     if battle.rules.auto_turn_on_attack:  # side_rear: a reaction on its turn (SR-04)
         return None if ts.free_turn_used else "free_once"
     if ts.moved:
@@ -556,6 +562,7 @@ def _apply_step(
         return events
     battle.place(c, dest)
     ts.movement_left -= int(cost)
+    ts.turned_after_step = False
     ts.moved = True
     if battle.kind is GridKind.SQUARE and vec[0] and vec[1]:
         ts.diagonals += 1
@@ -578,6 +585,7 @@ def _apply_five_foot_step(battle: Battle, c: Creature, arg: object, dice: Dice) 
     dest = (c.pos[0] + vec[0], c.pos[1] + vec[1])
     battle.place(c, dest)
     battle.turn.five_foot_step_taken = True
+    battle.turn.turned_after_step = False
     battle.turn.declaring = battle.rules.auto_turn_on_attack  # SR-02: a Shift declares facing
     return [
         Event(
@@ -589,7 +597,9 @@ def _apply_five_foot_step(battle: Battle, c: Creature, arg: object, dice: Dice) 
 def _apply_turn(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[Event]:
     ts = battle.turn
     how = _turn_cost(battle)
-    if how == "free_once":
+    if how == "free":
+        ts.turned_after_step = True
+    elif how == "free_once":
         ts.free_turn_used = True
     elif how == "move_action":
         ts.move_available = False

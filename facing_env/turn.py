@@ -36,6 +36,7 @@ class TurnState:
     diagonals: int = 0
     five_foot_step_taken: bool = False
     free_turn_used: bool = False
+    turned_after_step: bool = False  # the free facing change since the last step is used
     actions_taken: int = 0  # atomic actions this turn (engine.MAX_ACTIONS_PER_TURN)
     declaring: bool = False  # side_rear: facing is declared at the end of a Shift (SR-02)
     attacks_made: int = 0

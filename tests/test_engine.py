@@ -669,16 +669,17 @@ def test_step_keep_facing_is_only_offered_where_it_differs_from_move():
 
 
 def test_ua_move_01_facing_changes_while_moving_are_free():
-    """UA-MOVE-01 'As you move, you can freely change your facing ... In addition, you can
-    change facing at the end of your move': turning between and after the 6 squares of
-    the move action spends neither movement nor the standard action."""
+    """UA-MOVE-01 'As you move, you can freely change your facing': a turn after each of
+    the 6 squares of the move action spends neither movement nor the standard action.
+    One free change per step (engine.TURNS_WHILE_MOVING): more turns between two steps
+    could only end on the last facing, so the second is refused."""
     b = board(row("A", *"......", "B"), A={"facing": "E"})
     begin(b, "A", "B")
     for _ in range(6):
         do(b, move(E), turn(N))
-    events = do(b, turn(S), turn(W), turn(E))
-    assert [(e.kind, e.facing) for e in events] == [("turn", S), ("turn", W), ("turn", E)]
+    assert engine.why_illegal(b, turn(S)) == "no facing change left (UA-MOVE-02)"
     assert b.creatures["A"].pos == (6, 0)
+    assert b.creatures["A"].facing == N
     assert attack("B") in engine.legal_actions(b)
 
 
@@ -728,7 +729,7 @@ def test_ua_move_02_attack_then_free_change_then_move():
     b = board(row(*"......", "A", "B"), A={"facing": "E"})
     begin(b, "A", "B")
     do(b, attack("B"), turn(S))
-    do(b, *[move(W)] * 6, turn(N), turn(E))
+    do(b, *[move(W)] * 6, turn(E))
     assert b.creatures["A"].pos == (0, 0)
     assert b.creatures["A"].facing == E
 
@@ -788,12 +789,12 @@ def test_ua_atk_04_kroh_example():
 
 
 def test_sr_02_facing_declared_freely_at_the_end_of_movement():
-    """SR-02: a moving creature declares its facing at the end of its movement (any number
-    of free changes while it moves); SR-03: the attack turns it to face B; SR-04: one
-    reaction change afterwards, and then A has nothing left, so its turn ends."""
+    """SR-02: a moving creature declares its facing at the end of its movement (a free
+    change after the step); SR-03: the attack turns it to face B; SR-04: one reaction
+    change afterwards, and then A has nothing left, so its turn ends."""
     b = board("A . B", "side_rear", B={"hp": 100})
     begin(b, "A", "B")
-    do(b, move(E), turn(S), turn(W), turn(N))
+    do(b, move(E), turn(N))
     [hit] = attacks_in(do(b, attack("B")))
     assert b.creatures["A"].facing == E
     assert (hit.own_area, hit.defender_area, hit.facing_modifier) == ("front", "side", 2)
