@@ -7,7 +7,7 @@ Actions
     ``Discrete(34 + K)``, K creature slots; see :mod:`facing_env.actions` for the table.
     The ``action_mask`` allows exactly what the engine accepts; END_TURN is always allowed.
 Observations
-    ``{"observation": Box(float32, (W*W*18 + K*30 + 10,)), "action_mask": Box(int8, (n,))}``;
+    ``{"observation": Box(float32, (W*W*18 + K*33 + 13,)), "action_mask": Box(int8, (n,))}``;
     layout in :mod:`facing_env.observation` (window channels, creature table, scalars).
     Agents other than the actor (waiting or dead) see their own view with a placeholder
     mask in which only END_TURN is set; they are never asked to act on it.

@@ -5,9 +5,9 @@ The vector is the concatenation of (see :class:`ObservationLayout` for offsets):
 
 1. **window**, ``W x W x 18`` (row-major, channels last), centred on the acting
    creature's ``pos``; channels :data:`CHANNELS`.
-2. **table**, ``K x 30``: one row per creature slot (self, allies, enemies in spec order,
+2. **table**, ``K x 33``: one row per creature slot (self, allies, enemies in spec order,
    the same rows as the ATTACK actions); columns :data:`FEATURES`.
-3. **scalars**, 10 values about the turn: :data:`SCALARS`.
+3. **scalars**, 13 values about the turn and the rules: :data:`SCALARS`.
 
 Positions are relative to the observer; the areas are those of the rule set (flank and
 side share a channel). Creatures without facing have facing (0, 0).
@@ -23,6 +23,7 @@ import numpy as np
 
 from facing_env import engine, geometry, rules
 from facing_env.battle import Battle, Creature
+from facing_env.dice import parse_dice
 from facing_env.geometry import AreaTable
 from facing_env.tables import SIZES
 from facing_env.types import Area, GridKind, Pos, Terrain
@@ -78,6 +79,9 @@ FEATURES = (
     "my_sneak_attack",
     "attackable",
     "attacks_of_opportunity_left",
+    "speed",  # squares per move action / 12
+    "reach",  # longest melee reach in squares / 5
+    "sneak_attack_dice",  # average sneak attack damage / 10
 )
 SCALARS = (
     "movement_left",
@@ -90,6 +94,9 @@ SCALARS = (
     "attacks_made",
     "round_fraction",
     "cleave",
+    "hex_grid",
+    "ua35_rules",  # front/flank/rear penalties and bonuses
+    "side_rear_rules",  # the flanked condition
 )
 BOUND = 64.0
 """Every observation value lies in ``[-BOUND, BOUND]`` (most in ``[-1, 1]``; relative
@@ -343,9 +350,22 @@ def _fill_table(battle: Battle, me: Creature, slots: list[str], t: np.ndarray, s
             f[27] = float(rules.sneak_attack_applies(battle, me, c))
             f[28] = float(cid in mask_targets)
         f[29] = float(aoo_used.get(cid, 0) == 0 and rules.can_make_attacks_of_opportunity(c))
+        f[30:33] = _static_features(c)
+
+
+def _static_features(c: Creature) -> tuple[float, float, float]:
+    """speed, reach and sneak attack columns (fixed for a creature during a battle)."""
+    sneak = 0.0
+    if c.sneak_attack:
+        n, sides, bonus = parse_dice(c.sneak_attack)
+        sneak = (n * (sides + 1) / 2 + bonus) / 10.0
+    return (c.speed / 5 / 12.0, rules.opportunity.melee_reach(c) / 5 / 5.0, sneak)
 
 
 def _fill_scalars(battle: Battle, me: Creature, s: np.ndarray, max_rounds: int) -> None:
+    s[10] = float(battle.kind is GridKind.HEX)
+    s[11] = float(battle.rules.facing_penalties)
+    s[12] = float(battle.rules.auto_turn_on_attack)
     ts = battle.turn
     if ts is None or ts.actor != me.id or engine.actor(battle) is None:
         s[8] = battle.initiative.round / max_rounds if battle.initiative else 0.0

@@ -6,9 +6,9 @@ The vector is the concatenation of (see :class:`ObservationLayout` for offsets):
 
 1. **window**, ``W x W x 18`` (row-major, channels last), centred on the acting
    creature's ``pos``; channels :data:`CHANNELS`.
-2. **table**, ``K x 30``: one row per creature slot (self, allies, enemies in spec order,
+2. **table**, ``K x 33``: one row per creature slot (self, allies, enemies in spec order,
    the same rows as the ATTACK actions); columns :data:`FEATURES`.
-3. **scalars**, 10 values about the turn: :data:`SCALARS`.
+3. **scalars**, 13 values about the turn and the rules: :data:`SCALARS`.
 
 Positions are relative to the observer; the areas are those of the rule set (flank and
 side share a channel). Creatures without facing have facing (0, 0).
@@ -23,8 +23,9 @@ import numpy as np
 
 from facing_env import engine, geometry, rules
 from facing_env.battle import Battle, Creature
+from facing_env.dice import parse_dice
 from facing_env.tables import SIZES
-from facing_env.types import Area, Terrain
+from facing_env.types import Area, GridKind, Terrain
 
 CHANNELS = (
     "blocked",  # walls, pillars and off-board cells
@@ -77,6 +78,9 @@ FEATURES = (
     "my_sneak_attack",
     "attackable",
     "attacks_of_opportunity_left",
+    "speed",  # squares per move action / 12
+    "reach",  # longest melee reach in squares / 5
+    "sneak_attack_dice",  # average sneak attack damage / 10
 )
 SCALARS = (
     "movement_left",
@@ -89,6 +93,9 @@ SCALARS = (
     "attacks_made",
     "round_fraction",
     "cleave",
+    "hex_grid",
+    "ua35_rules",  # front/flank/rear penalties and bonuses
+    "side_rear_rules",  # the flanked condition
 )
 _AREA_INDEX = {Area.FRONT: 0, Area.FLANK: 1, Area.SIDE: 1, Area.REAR: 2, Area.NONE: 3}
 
@@ -224,9 +231,17 @@ def _fill_table(battle: Battle, me: Creature, slots: list[str], t: np.ndarray, s
             f[28] = float(cid in mask_targets)
         used = battle.initiative.aoo_used.get(cid, 0) if battle.initiative else 0
         f[29] = float(used == 0 and rules.can_make_attacks_of_opportunity(c))
+        f[30] = c.speed / 5 / 12.0
+        f[31] = max((a.reach for a in c.attacks if not a.ranged), default=0) / 5 / 5.0
+        if c.sneak_attack:
+            n, sides, bonus = parse_dice(c.sneak_attack)
+            f[32] = (n * (sides + 1) / 2 + bonus) / 10.0
 
 
 def _fill_scalars(battle: Battle, me: Creature, s: np.ndarray, max_rounds: int) -> None:
+    s[10] = float(battle.kind is GridKind.HEX)
+    s[11] = float(battle.rules.facing_penalties)
+    s[12] = float(battle.rules.auto_turn_on_attack)
     ts = battle.turn
     if ts is None or ts.actor != me.id or engine.actor(battle) is None:
         s[8] = battle.initiative.round / max_rounds if battle.initiative else 0.0

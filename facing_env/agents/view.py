@@ -1,7 +1,7 @@
 """Named access to a flat observation vector, for agents that see nothing else.
 
 The layout is inferred from the two lengths an agent gets: ``K = len(mask) - 34`` creature
-slots, a ``K x 30`` table, 10 scalars and a ``W x W x 18`` window before them.
+slots, a ``K x 33`` table, 13 scalars and a ``W x W x 18`` window before them.
 Positions are integer offsets ``(dx, dy)`` from the observer's anchor (y grows south; on
 hex grids axial ``(dq, dr)``); window cell ``(dx, dy)`` is ``window[half + dy, half + dx]``.
 """
