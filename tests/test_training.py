@@ -1,0 +1,178 @@
+"""The single-agent learner view, the evaluation command and a tiny end-to-end train.py run.
+
+Needs the ``train`` extra (stable-baselines3, sb3-contrib, openskill, tyro); CI installs it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import facing_env
+from facing_env.evaluate import main as evaluate_main
+from facing_env.evaluate import wilson_interval
+from facing_env.wrappers import TeamLearnerEnv
+
+sb3_contrib = pytest.importorskip("sb3_contrib")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("scenario", ["duel", "skirmish", "hex_duel"])
+def test_learner_view_passes_gymnasium_check_env(scenario):
+    check_env(TeamLearnerEnv(scenario, opponents=["random"]), skip_render_check=True)
+
+
+def _play(env: TeamLearnerEnv, rng: np.random.Generator) -> tuple[float, dict]:
+    total, done, info = 0.0, False, {}
+    while not done:
+        action = int(rng.choice(np.flatnonzero(env.action_masks())))
+        _, reward, terminated, truncated, info = env.step(action)
+        total += reward
+        done = terminated or truncated
+    return total, info
+
+
+@pytest.mark.parametrize("scenario", ["duel", "skirmish", "ogre"])
+def test_every_reward_of_the_learners_team_is_credited(scenario):
+    """Rewards the AEC env gives any creature of the learner's team, including those earned
+    between the learner's turns (damage taken, the outcome) and during ``reset``, all reach
+    the learner: per episode the sums agree."""
+    env = TeamLearnerEnv(scenario, opponents=["aggressive"])
+    raw = env.env
+    ledger: list[float] = []
+    step = raw.step
+
+    def counting_step(action):
+        step(action)
+        mine = [a for a in raw.rewards if raw.teams[raw.agent_to_id[a]] == env.team]
+        ledger.append(sum(raw.rewards[a] for a in mine))
+
+    raw.step = counting_step
+    rng = np.random.default_rng(3)
+    for seed in range(3):
+        ledger.clear()
+        env.reset(seed=seed)  # what the opponent's turns earn before the learner acts counts
+        total, _ = _play(env, rng)
+        assert total == pytest.approx(sum(ledger))
+        assert any(ledger)  # the episode did pay something (damage or the outcome)
+
+
+def test_learner_view_handles_illegal_actions_as_documented():
+    env = TeamLearnerEnv("duel", opponents=["random"])
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    *_, info = env.step(illegal)
+    assert info["illegal_action"] == illegal
+    strict = TeamLearnerEnv("duel", opponents=["random"], illegal_action="raise")
+    strict.reset(seed=0)
+    with pytest.raises(facing_env.IllegalActionError):
+        strict.step(illegal)
+
+
+def test_learner_view_rejects_bad_options():
+    with pytest.raises(ValueError, match="learner_team 'green'"):
+        TeamLearnerEnv("duel", learner_team="green")
+    with pytest.raises(ValueError, match=r"nobody"):
+        TeamLearnerEnv("duel", opponents=["nobody"])
+    env = TeamLearnerEnv("duel", opponents=["random"])
+    with pytest.raises(ValueError, match="opponent 'flanker' is not in the pool"):
+        env.reset(seed=0, options={"opponent": "flanker"})
+
+
+@pytest.mark.parametrize("vec", ["dummy", "subproc"])
+def test_learner_view_under_vector_envs(vec):
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    cls = DummyVecEnv if vec == "dummy" else SubprocVecEnv
+    venv = cls([lambda: TeamLearnerEnv("duel", opponents=["random"]) for _ in range(2)])
+    try:
+        venv.seed(0)
+        venv.reset()
+        rng = np.random.default_rng(0)
+        for _ in range(50):
+            masks = get_action_masks(venv)
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            venv.step(actions)
+    finally:
+        venv.close()
+
+
+def test_wilson_interval_known_values():
+    low, high = wilson_interval(50, 100)
+    assert (round(low, 3), round(high, 3)) == (0.404, 0.596)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_evaluate_command_writes_json_markdown_and_replays(tmp_path):
+    out, md, rec = tmp_path / "r.json", tmp_path / "r.md", tmp_path / "replays"
+    argv = ["--scenario", "skirmish", "--agents", "flanker", "aggressive", "random"]
+    argv += ["--games", "4", "--json", str(out), "--markdown", str(md), "--record", str(rec)]
+    evaluate_main(argv)
+    data = json.loads(out.read_text())
+    assert {(p["a"], p["b"]) for p in data["pairs"]} == {
+        ("flanker", "aggressive"),
+        ("flanker", "random"),
+        ("aggressive", "random"),
+    }
+    for p in data["pairs"]:
+        assert p["wins"] + p["draws"] + p["losses"] == 4
+    flanker = data["agents"]["flanker"]
+    assert set(flanker["attacks"]) <= {"front", "flank", "rear", "none"}
+    assert sum(flanker["attacks"].values()) > 0
+    assert "rating" in flanker and "damage_per_round" in flanker
+    assert "| flanker | aggressive |" in md.read_text()
+    records = sorted(rec.glob("*.json"))
+    assert len(records) == 12
+    replay = json.loads(records[0].read_text())
+    assert replay["format"] == "facing_env.replay/1" and replay["actions"]
+
+
+def test_evaluate_command_names_bad_input(capsys):
+    with pytest.raises(SystemExit):
+        evaluate_main(["--agents", "random", "wizard", "--games", "1"])
+    assert "wizard" in capsys.readouterr().err
+
+
+def test_train_py_end_to_end_with_a_tiny_budget(tmp_path, monkeypatch):
+    """train, save, load, evaluate: the whole pipeline in well under a minute."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    sys.modules.pop("train", None)
+    import train
+
+    args = train.Args(
+        total_timesteps=512,
+        n_steps=64,
+        n_envs=2,
+        batch_size=64,
+        n_epochs=1,
+        eval_every=256,
+        eval_games=2,
+        snapshot_every=256,
+        checkpoint_every=256,
+        final_eval_games=2,
+        final_eval_agents=("random",),
+        runs_dir=str(tmp_path),
+        progress_bar=False,
+    )
+    model_path = train.main(args)
+    run_dir = model_path.parent
+    assert model_path.name == "model.zip" and model_path.exists()
+    assert (run_dir / "report.json").exists() and (run_dir / "report.md").exists()
+    assert list((run_dir / "snapshots").glob("*.zip"))
+    report = json.loads((run_dir / "report.json").read_text())
+    assert report["pairs"][0]["a"] == "learned"
+    from facing_env.agents import make_agent
+
+    agent = make_agent(f"model:{model_path}")
+    env = facing_env.env(scenario="duel")
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    action = agent.act(obs["observation"], obs["action_mask"], np.random.default_rng(0))
+    assert obs["action_mask"][action] == 1
