@@ -70,8 +70,8 @@ class Args:
     """snapshots kept in the pool (the oldest leave first)"""
     learning_rate: float = 3e-4
     """Adam learning rate"""
-    n_steps: int = 1024
-    """rollout length per environment"""
+    n_steps: int = 256
+    """rollout length per environment (n_steps * n_envs samples per update)"""
     batch_size: int = 256
     """minibatch size"""
     n_epochs: int = 6

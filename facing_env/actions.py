@@ -92,6 +92,9 @@ class ActionCodec:
     def encode(self, battle: Battle, slots: list[str], action: Action) -> int:
         """The index of an engine action."""
         kind, arg = action
+        base = _BASES.get(kind)
+        if base is not None:
+            return base + int(arg)  # type: ignore[arg-type]
         if kind == engine.END_TURN:
             return END_TURN_INDEX
         if kind == engine.RUN:
@@ -109,8 +112,7 @@ class ActionCodec:
         out = np.zeros(self.n, dtype=np.int8)
         if engine.actor(battle) is None or battle.turn.actor != slots[0]:
             return out
-        for action in engine.legal_actions(battle):
-            out[self.encode(battle, slots, action)] = 1
+        out[[self.encode(battle, slots, a) for a in engine.legal_actions(battle)]] = 1
         return out
 
 

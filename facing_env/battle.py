@@ -150,6 +150,7 @@ class Battle:
     _terrain_map: dict[Pos, Terrain] = field(default_factory=dict, repr=False, compare=False)
     _rules: Any = field(default=None, repr=False, compare=False)
     _step_static: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    _tables: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     initiative: Any = field(default=None, repr=False)  # turn.Initiative, set by the engine
     turn: Any = field(default=None, repr=False)  # turn.TurnState of the acting creature
 
@@ -221,10 +222,16 @@ class Battle:
 
     def table(self, creature: str | Creature) -> AreaTable | None:
         """The creature's area table, or None when it has no facing."""
-        c = self.creature(creature)
-        if not (self._rules.has_facing and c.has_facing):
-            return None
-        return geometry.area_table(self.kind, self.ruleset, c.shape, c.facing)
+        c = creature if type(creature) is Creature else self.creature(creature)
+        key = (c.shape, c.facing, c.size, c.faceless)
+        try:
+            return self._tables[key]
+        except KeyError:
+            table = None
+            if self._rules.has_facing and c.has_facing:
+                table = geometry.area_table(self.kind, self.ruleset, c.shape, c.facing)
+            self._tables[key] = table
+            return table
 
     def facing_name(self, creature: str | Creature) -> str:
         """Name of a creature's facing, e.g. ``"NE"``."""

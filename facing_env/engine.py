@@ -122,12 +122,19 @@ def actor(battle: Battle) -> Creature | None:
 
 def living_teams(battle: Battle) -> set[str]:
     """Teams with at least one living creature."""
-    return {c.team for c in battle.living()}
+    return {c.team for c in battle.creatures.values() if c.hp > 0}
 
 
 def is_over(battle: Battle) -> bool:
     """A battle ends when at most one team has living creatures."""
-    return len(living_teams(battle)) <= 1
+    team = None
+    for c in battle.creatures.values():
+        if c.hp > 0:
+            if team is None:
+                team = c.team
+            elif c.team != team:
+                return False
+    return True
 
 
 def winner(battle: Battle) -> str | None:

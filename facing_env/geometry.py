@@ -320,6 +320,9 @@ class AreaTable:
     by_area: Mapping[Area, frozenset[Pos]]
     _beyond: dict[Pos, AreaCell] = field(default_factory=dict, compare=False, repr=False)
 
+    def __deepcopy__(self, memo: dict) -> AreaTable:
+        return self  # cached and immutable (its beyond-cache only grows): share it
+
     def lookup(self, offset: Pos) -> AreaCell:
         """Area of any cell at ``offset`` from ``pos``: in the ring or beyond (IC-03)."""
         cell = self.ring.get(offset)
