@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from facing_env.actions import MOVE_BASE
 from facing_env.agents.view import ObservationView
-from facing_env.tables import SIZES
 from facing_env.types import GridKind, Pos
 
 DIAGONAL_COST = 1.5
@@ -54,7 +53,7 @@ def provocations(view: ObservationView, anchor: Pos) -> float:
         return 0.0
     count = 0.0
     for e in view.enemies:
-        reach = max(1, SIZES[view.size_of(e)].reach // 5)
+        reach = view.reach_of(e)
         if view.value(e, "attacks_of_opportunity_left") > 0.5 and (
             view.gap(cells, view.cells_of(e)) <= reach
         ):

@@ -16,7 +16,7 @@ from facing_env.tables import RULESETS
 from facing_env.types import GridKind, Pos, Ruleset
 
 ASSUMED_SPEED = 6
-"""Squares per move action when planning (30 ft): the observation does not give speed."""
+"""Squares per move action assumed for a foe when judging how far it can strike (30 ft)."""
 _UA = RULESETS[Ruleset.UA35]
 AREA_RANK = {"none": 0, "front": 0, "flank": 1, "rear": 2}
 
@@ -120,21 +120,21 @@ def guard(view: ObservationView) -> int | None:
 
 
 def move_budget(view: ObservationView) -> float:
-    """Squares the observer can still walk and attack afterwards (an estimate: speed is
-    assumed to be :data:`ASSUMED_SPEED`; 0 if no attack would be left)."""
+    """Squares the observer can still walk and attack afterwards (0 if no attack would be
+    left)."""
     if view.scalar("standard_available") < 0.5 or view.scalar("attacks_made") > 0:
         return 0.0
     if view.scalar("running") > 0.5:
         return 0.0
     if view.scalar("moving") > 0.5:  # the move action is spent; the standard is spare
-        return max(0.0, (4.0 * view.scalar("movement_left") - 1.0) * ASSUMED_SPEED)
+        return max(0.0, (4.0 * view.scalar("movement_left") - 1.0) * view.speed)
     fresh = view.scalar("five_foot_step_available") > 0.5 and view.scalar("move_available") > 0.5
-    return float(ASSUMED_SPEED) if fresh else 0.0
+    return float(view.speed) if fresh else 0.0
 
 
 def total_budget(view: ObservationView) -> float:
-    """Squares the observer can still walk this turn (attacks forgone), estimated."""
-    return 4.0 * view.scalar("movement_left") * ASSUMED_SPEED
+    """Squares the observer can still walk this turn (attacks forgone)."""
+    return 4.0 * view.scalar("movement_left") * view.speed
 
 
 def legal_or_end(view: ObservationView, index: int | None) -> int:

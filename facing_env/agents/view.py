@@ -149,56 +149,8 @@ class ObservationView:
 
     @cached_property
     def grid(self) -> GridKind:
-        """Square or hex, inferred from the mask, facings and distances (square if unsure;
-        the observation has no grid flag, see the package docstring)."""
-        if self.mask[_SQUARE_ONLY].any():
-            return GridKind.SQUARE
-        turns = int(self.mask[TURN_BASE : TURN_BASE + N_DIRECTIONS].sum())
-        if turns:
-            return GridKind.HEX if turns + 1 == 6 else GridKind.SQUARE
-        for slot in self.slots("present"):
-            angle = self.facing_angle(slot)
-            if angle is not None and abs(angle / 45.0 - round(angle / 45.0)) > 0.05:
-                return GridKind.HEX
-        single = len(self.self_cells) == 1
-        for slot in self.enemies + self.allies:
-            if not single or self.size_of(slot) > Size.MEDIUM:
-                continue
-            dx, dy = self.offset(slot)
-            d = self.distance(slot)
-            square = {geometry.square_distance(dx, dy, rule) for rule in ("alternating", "uniform")}
-            hexd = geometry.hex_distance((0, 0), (dx, dy))
-            if d == hexd and d not in square:
-                return GridKind.HEX
-            if d in square and d != hexd:
-                return GridKind.SQUARE
-        return self._grid_from_own_areas()
-
-    def _grid_from_own_areas(self) -> GridKind:
-        """The grid whose angle rule (IC-01, IC-05, IC-11) best redraws the observer's own
-        front/flank/rear channels near it (square when faceless or tied)."""
-        own = self.facing_angle(0)
-        if own is None:
-            return GridKind.SQUARE
-        channels = [self.channel(n) for n in ("own_front", "own_flank", "own_rear")]
-        errors = {}
-        for grid, front, rear in ((GridKind.SQUARE, 45.0, 135.0), (GridKind.HEX, 60.0, 150.0)):
-            pts = [geometry.cell_centre(grid, c) for c in self.self_cells]
-            cx, cy = sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts)
-            wrong = [0, 0]  # rear from the threshold on, or only beyond it
-            for dy in range(-2, 3):
-                for dx in range(-2, 3):
-                    if (dx, dy) in self.self_cells or not self.inside((dx, dy)):
-                        continue
-                    px, py = geometry.cell_centre(grid, (dx, dy))
-                    diff = abs((geometry.vector_angle(px - cx, py - cy) - own + 180.0) % 360 - 180)
-                    seen = [int(ch[self.half + dy, self.half + dx] > 0.5) for ch in channels]
-                    for k, strict in enumerate((False, True)):
-                        is_rear = diff > rear + 1e-6 if strict else diff >= rear - 1e-6
-                        area = 0 if diff <= front + 1e-6 else (2 if is_rear else 1)
-                        wrong[k] += int(seen != [int(area == i) for i in range(3)])
-            errors[grid] = min(wrong)
-        return GridKind.HEX if errors[GridKind.HEX] < errors[GridKind.SQUARE] else GridKind.SQUARE
+        """Square or hex (the ``hex_grid`` scalar)."""
+        return GridKind.HEX if self.scalar("hex_grid") > 0.5 else GridKind.SQUARE
 
     @property
     def directions(self) -> tuple[Pos, ...]:
@@ -238,33 +190,19 @@ class ObservationView:
     @cached_property
     def strict_rear(self) -> bool:
         """Whether only cells more than 135 degrees off a square facing are rear (the
-        ``side_rear`` rule set, IC-11), read off the observer's own rear channel."""
-        own = self.facing_angle(0)
-        if own is None or self.grid is GridKind.HEX:
-            return False
-        ring = {(x + vx, y + vy) for x, y in self.self_cells for vx, vy in self.directions}
-        ring -= set(self.self_cells)
-        wide = 0
-        for cell in ring:
-            diff = abs((self.angle_between(self.self_cells, [cell]) - own + 180.0) % 360.0 - 180.0)
-            wide += int(diff >= 135.0 - 1e-6)
-        rear = sum(1 for cell in ring if self.at("own_rear", cell) > 0.5)
-        return rear < wide
+        ``side_rear`` rule set, IC-11; the ``side_rear_rules`` scalar)."""
+        return self.grid is GridKind.SQUARE and self.scalar("side_rear_rules") > 0.5
 
     @cached_property
     def reach(self) -> int:
-        """The observer's melee reach in cells, read off the threatened-by-allies channel
-        (which includes the observer's own threat); at least 1."""
-        threat = self.channel("threatened_by_allies")
-        best = 0
-        rays_of = self.directions if self.grid is GridKind.HEX else self.directions[::2]
-        for k in range(1, self.half + 1):
-            rays = []
-            for vx, vy in rays_of:
-                edge = max(self.self_cells, key=lambda c, vx=vx, vy=vy: c[0] * vx + c[1] * vy)
-                rays.append((edge[0] + k * vx, edge[1] + k * vy))
-            inside = [c for c in rays if self.inside(c)]
-            if not inside or any(threat[self.half + y, self.half + x] <= 0 for x, y in inside):
-                break
-            best = k
-        return max(best, 1)
+        """The observer's melee reach in cells (the ``reach`` column); at least 1."""
+        return self.reach_of(0)
+
+    def reach_of(self, slot: int) -> int:
+        """A creature's longest melee reach in cells (the ``reach`` column); at least 1."""
+        return max(1, round(self.value(slot, "reach") * 5))
+
+    @cached_property
+    def speed(self) -> int:
+        """The observer's squares per move action (the ``speed`` column)."""
+        return max(1, round(self.value(0, "speed") * 12))
