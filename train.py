@@ -22,8 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 try:
     import torch
     import tyro
@@ -38,7 +36,8 @@ except ImportError as exc:  # pragma: no cover - the message is the point
         '    pip install torch==2.13.0 && pip install -e ".[train]"'
     ) from exc
 
-from facing_env.evaluate import Report, evaluate
+from facing_env.agents.learned import PolicyAgent
+from facing_env.evaluate import Report, evaluate, plots
 from facing_env.match import Agent
 from facing_env.scenario import DEFAULT_SCENARIO, load_scenario
 from facing_env.wrappers import TeamLearnerEnv
@@ -104,22 +103,6 @@ class Args:
     """override the scenario's dice mode: 'roll' or 'expected'"""
     env_kwargs: dict[str, int] = field(default_factory=dict)
     """extra keyword arguments for the environment (e.g. max_rounds)"""
-
-
-class PolicyAgent:
-    """The learner (a MaskablePPO model in memory) behind the agent protocol."""
-
-    def __init__(self, model: MaskablePPO) -> None:
-        self.model = model
-
-    def act(
-        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
-    ) -> int:
-        """The policy's most likely masked action."""
-        action, _ = self.model.predict(
-            observation, action_masks=action_mask.astype(bool), deterministic=True
-        )
-        return int(action)
 
 
 class SelfPlayAndEvalCallback(BaseCallback):
@@ -196,7 +179,14 @@ def final_report(args: Args, model_path: Path, run_dir: Path, env_kwargs: dict) 
         **env_kwargs,
     )
     (run_dir / "report.json").write_text(json.dumps(report.to_dict(), indent=2))
-    (run_dir / "report.md").write_text(report.markdown())
+    try:  # win rates, learning curves and attack origins, linked from report.md
+        from facing_env.plots import image_links
+
+        images = plots(report, run_dir, tensorboard=run_dir / "tb")
+    except ImportError as exc:
+        print(f"plots skipped ({exc.name} is missing): pip install -e '.[render]'")
+        images = []
+    (run_dir / "report.md").write_text(report.markdown() + image_links(images, run_dir))
     return report
 
 
