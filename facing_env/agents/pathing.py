@@ -13,6 +13,8 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
+import numpy as np
+
 from facing_env.actions import MOVE_BASE
 from facing_env.agents.view import ObservationView
 from facing_env.types import GridKind, Pos
@@ -34,15 +36,33 @@ def footprint(view: ObservationView, anchor: Pos) -> list[Pos]:
     return [(anchor[0] + x, anchor[1] + y) for x, y in view.self_cells]
 
 
+def _cells(view: ObservationView, *names: str) -> frozenset[Pos]:
+    """Relative window cells where any of the channels is set."""
+    h = view.half
+    hit = np.zeros(view.window.shape[:2], dtype=bool)
+    for name in names:
+        hit |= view.channel(name) > 0.5
+    return frozenset((int(x) - h, int(y) - h) for y, x in zip(*np.nonzero(hit), strict=True))
+
+
+def _terrain(view: ObservationView) -> tuple[frozenset[Pos], frozenset[Pos], frozenset[Pos]]:
+    """(cells that can't be stood on, blocked cells, difficult cells), read once per view."""
+    cached = view.__dict__.get("_path_terrain")
+    if cached is None:
+        cached = (
+            _cells(view, "blocked", "impeded", "ally", "enemy"),
+            _cells(view, "blocked"),
+            _cells(view, "difficult"),
+        )
+        view.__dict__["_path_terrain"] = cached
+    return cached
+
+
 def free(view: ObservationView, anchor: Pos) -> bool:
     """Whether the observer could stand at ``anchor``: in the window, not blocked, impeded
     or occupied by another creature."""
-    for cell in footprint(view, anchor):
-        if not view.inside(cell) or view.at("blocked", cell) or view.at("impeded", cell):
-            return False
-        if view.at("ally", cell) > 0.5 or view.at("enemy", cell) > 0.5:
-            return False
-    return True
+    taken = _terrain(view)[0]
+    return all(view.inside(c) and c not in taken for c in footprint(view, anchor))
 
 
 def provocations(view: ObservationView, anchor: Pos) -> float:
@@ -65,13 +85,15 @@ def _step_cost(view: ObservationView, anchor: Pos, vec: Pos, first: bool) -> flo
     nxt = (anchor[0] + vec[0], anchor[1] + vec[1])
     if not first and not free(view, nxt):
         return None
+    _, blocked, difficult = _terrain(view)
     diagonal = view.grid is GridKind.SQUARE and vec[0] != 0 and vec[1] != 0
     if diagonal and not first:
         sides = ((anchor[0] + vec[0], anchor[1]), (anchor[0], anchor[1] + vec[1]))
-        if any(view.at("blocked", c) for side in sides for c in footprint(view, side)):
-            return None  # conservative: never plan to cut a corner
+        for side in sides:  # conservative: never plan to cut a corner (outside = blocked)
+            if any(c in blocked or not view.inside(c) for c in footprint(view, side)):
+                return None
     cost = DIAGONAL_COST if diagonal else 1.0
-    if any(view.at("difficult", c) for c in footprint(view, nxt)):
+    if any(c in difficult for c in footprint(view, nxt)):
         cost *= 2.0
     return cost
 
