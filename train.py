@@ -37,7 +37,7 @@ except ImportError as exc:  # pragma: no cover - the message is the point
     ) from exc
 
 from facing_env.agents.learned import PolicyAgent
-from facing_env.evaluate import Report, evaluate
+from facing_env.evaluate import Report, evaluate, image_links, plots
 from facing_env.match import Agent
 from facing_env.scenario import DEFAULT_SCENARIO, load_scenario
 from facing_env.wrappers import TeamLearnerEnv
@@ -179,7 +179,12 @@ def final_report(args: Args, model_path: Path, run_dir: Path, env_kwargs: dict) 
         **env_kwargs,
     )
     (run_dir / "report.json").write_text(json.dumps(report.to_dict(), indent=2))
-    (run_dir / "report.md").write_text(report.markdown())
+    try:  # win rates, learning curves and attack origins, linked from report.md
+        images = plots(report, run_dir, tensorboard=run_dir / "tb")
+    except ImportError as exc:
+        print(f"plots skipped ({exc.name} is missing): pip install -e '.[render]'")
+        images = []
+    (run_dir / "report.md").write_text(report.markdown() + image_links(images, run_dir))
     return report
 
 

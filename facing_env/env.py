@@ -48,7 +48,7 @@ class raw_env(AECEnv):
     """Facing-aware d20 combat, one agent per creature (see the module docstring)."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi"],
+        "render_modes": ["ansi", "rgb_array", "human"],
         "name": "facing_env_v0",
         "is_parallelizable": True,
         "render_fps": 4,
@@ -242,15 +242,34 @@ class raw_env(AECEnv):
         np.clip(out, -observation.BOUND, observation.BOUND, out=out)
         return out
 
-    def render(self) -> str | None:
-        """``ansi``: the board with facing arrows and hit points."""
+    def render(self) -> str | np.ndarray | None:
+        """``ansi``: the board as text; ``rgb_array``: an ``H x W x 3`` uint8 frame, one
+        shape for the whole env (:mod:`facing_env.pictures`); ``human``: that frame in a
+        pygame window (returns None)."""
         if self.render_mode is None:
             return None
         actor = engine.actor(self.battle)
-        return board_text(self.battle, active=actor.id if actor else None)
+        active = actor.id if actor else None
+        if self.render_mode == "ansi":
+            return board_text(self.battle, active=active)
+        from facing_env import canvas, pictures, window
+
+        layout = canvas.Layout.of(self.battle, self._state_dims, len(self.possible_agents))
+        frame = pictures.frame(
+            self.battle, layout, active=active, attack=canvas.last_attack(self.events)
+        )
+        if self.render_mode == "rgb_array":
+            return frame
+        if "_window" not in self.__dict__:
+            self._window = window.Window(self.metadata["name"], self.metadata["render_fps"])
+        self._window.show(frame)
+        return None
 
     def close(self) -> None:
-        """Nothing to release."""
+        """Close the ``human`` window, if one was opened."""
+        shown = self.__dict__.pop("_window", None)
+        if shown is not None:
+            shown.close()
 
 
 def env(**kwargs: Any) -> AECEnv:

@@ -1,16 +1,20 @@
 """Round-robin evaluation: win rates, ratings, damage and where attacks came from.
 
 ``python -m facing_env.evaluate --scenario skirmish --agents flanker aggressive random
---games 100 --json report.json [--markdown report.md] [--record DIR]``
+--games 100 --json report.json [--markdown report.md] [--record DIR] [--plots DIR]``
 
 An agent is a scripted agent's name (``random``, ``aggressive``, ``flanker``,
-``defensive``) or ``model:PATH`` for a saved MaskablePPO model. Every pair plays ``games``
+``defensive``), ``model:PATH`` for a saved MaskablePPO model or ``rllib:PATH[#MODULE_ID]``
+for a module of an RLlib checkpoint (``train_rllib.py``). Every pair plays ``games``
 games over seeds ``seed, seed+1, ...``, each agent taking each team in half of them. The
 report gives, per pair, wins / draws / losses with a 95% Wilson interval on the win rate;
 per agent, an openskill (Plackett-Luce) rating over all games, damage dealt per round, and
 the **attack-origin breakdown**: how many of its chosen attacks came from the defender's
 front, flank and rear (``side`` under ``side_rear``; ``none`` for defenders without facing
-or under ``standard``), with its sneak attacks and attacks of opportunity.
+or under ``standard``), with its sneak attacks and attacks of opportunity, and per square
+around the defender (``attack_origins``, offsets in the defender's frame). ``--plots DIR``
+draws win rates, learning curves (``--tensorboard DIR``) and the attack origins
+(:mod:`facing_env.plots`, needs matplotlib) and links them from the markdown.
 """
 
 from __future__ import annotations
@@ -90,6 +94,7 @@ class AgentResult:
     attacks: Counter[str] = field(default_factory=Counter)
     sneak_attacks: int = 0
     attacks_of_opportunity: int = 0
+    attack_origins: Counter[tuple[int, int]] = field(default_factory=Counter)
     rating_mu: float = 25.0
     rating_sigma: float = 25.0 / 3
 
@@ -122,6 +127,9 @@ class AgentResult:
             "flank_or_rear_share": self.flank_or_rear_share,
             "sneak_attacks": self.sneak_attacks,
             "attacks_of_opportunity": self.attacks_of_opportunity,
+            "attack_origins": {
+                f"{dx},{dy}": n for (dx, dy), n in sorted(self.attack_origins.items())
+            },
         }
 
 
@@ -278,19 +286,47 @@ def _tally(
         r.attacks.update(s.attacks)
         r.sneak_attacks += s.sneak_attacks
         r.attacks_of_opportunity += s.attacks_of_opportunity
+        r.attack_origins.update(s.attack_origins)
+
+
+def plots(
+    report: Report, out_dir: str | Path, *, tensorboard: str | Path | None = None
+) -> list[Path]:
+    """Draw the report's pictures into ``out_dir`` (see :func:`facing_env.plots.plots`)."""
+    from facing_env.plots import plots as draw
+
+    return draw(report, out_dir, tensorboard=tensorboard)
+
+
+def image_links(paths: Sequence[Path], base: str | Path) -> str:
+    """Markdown image links to ``paths``, relative to the folder ``base``."""
+    if not paths:
+        return ""
+    lines = ["", "### Plots", ""]
+    for p in paths:
+        try:
+            rel = Path(p).resolve().relative_to(Path(base).resolve())
+        except ValueError:
+            rel = Path(p)
+        lines.append(f"![{Path(p).stem.replace('_', ' ')}]({rel.as_posix()})")
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> Report:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(prog="python -m facing_env.evaluate", description=__doc__)
     parser.add_argument("--scenario", default="duel", help="scenario name or YAML path")
-    parser.add_argument("--agents", nargs="+", required=True, help="names or model:PATH")
+    parser.add_argument(
+        "--agents", nargs="+", required=True, help="names, model:PATH or rllib:PATH[#ID]"
+    )
     parser.add_argument("--games", type=int, default=100, help="games per pair")
     parser.add_argument("--seed", type=int, default=0, help="first battle seed")
     parser.add_argument("--json", help="write the report as JSON here")
     parser.add_argument("--markdown", help="write the report as markdown here")
     parser.add_argument("--record", help="save every game's replay JSON in this folder")
     parser.add_argument("--dice", choices=("roll", "expected"), help="override the dice mode")
+    parser.add_argument("--plots", help="draw the report's plots (PNG) in this folder")
+    parser.add_argument("--tensorboard", help="a run's TensorBoard folder for learning curves")
     args = parser.parse_args(argv)
     kwargs = {"dice": args.dice} if args.dice else {}
     try:
@@ -303,8 +339,13 @@ def main(argv: Sequence[str] | None = None) -> Report:
     print(text)
     if args.json:
         Path(args.json).write_text(json.dumps(report.to_dict(), indent=2))
+    try:
+        images = plots(report, args.plots, tensorboard=args.tensorboard) if args.plots else []
+    except ImportError as exc:
+        parser.error(f"--plots needs matplotlib ({exc}): pip install -e '.[render]'")
     if args.markdown:
-        Path(args.markdown).write_text(text)
+        md = Path(args.markdown)
+        md.write_text(text + image_links(images, md.parent))
     return report
 
 

@@ -14,8 +14,10 @@ from typing import Any, Mapping, Protocol
 import numpy as np
 
 from facing_env import engine
+from facing_env.battle import Battle
 from facing_env.env import raw_env
 from facing_env.events import Event
+from facing_env.types import GridKind, Pos
 
 REPLAY_FORMAT = "facing_env.replay/1"
 CHOSEN_ATTACKS = ("attack", "cleave")
@@ -41,6 +43,8 @@ class TeamStats:
     sneak_attacks: int = 0
     attacks_of_opportunity: int = 0
     kills: int = 0
+    attack_origins: Counter[Pos] = field(default_factory=Counter)
+    """Chosen attacks by the attacker's offset in the defender's frame (:func:`attack_origin`)."""
 
 
 @dataclass
@@ -57,15 +61,50 @@ class GameResult:
     events: list[Event]
 
 
-def team_stats(events: list[Event], teams: Mapping[str, str]) -> dict[str, TeamStats]:
+def _ring_rotate(offset: Pos, steps: int) -> Pos:
+    """Turn a square offset by ``steps`` x 45 degrees clockwise along its Chebyshev ring
+    (an exact lattice map: a ring of radius k has 8k cells, k per 45 degrees)."""
+    dx, dy = offset
+    k = max(abs(dx), abs(dy))
+    if k == 0:
+        return offset
+    ring = [(x, -k) for x in range(-k, k)] + [(k, y) for y in range(-k, k)]
+    ring += [(x, k) for x in range(k, -k, -1)] + [(-k, y) for y in range(k, -k, -1)]
+    return ring[(ring.index(offset) + steps * k) % (8 * k)]
+
+
+def attack_origin(battle: Battle, attacker: str, defender: str) -> Pos:
+    """Where an attacker stands in the defender's frame: the offset from the defender's
+    cell closest to the attacker to the attacker's closest cell, turned so the defender
+    faces north (square, 45-degree ring steps) or east (hex: 60-degree steps; triangles,
+    which face hex corners, count as facing the neighbour just clockwise of that corner)."""
+    a, d = battle.creature(attacker), battle.creature(defender)
+    _, ac, dc = min(
+        (battle.distance(x, y), x, y) for x in battle.cells_of(a) for y in battle.cells_of(d)
+    )
+    offset = (ac[0] - dc[0], ac[1] - dc[1])
+    if battle.kind is GridKind.SQUARE:
+        return _ring_rotate(offset, -d.facing)
+    q, r = offset
+    for _ in range(d.facing // 2):  # 60 degrees clockwise: NE -> E
+        q, r = -r, q + r
+    return (q, r)
+
+
+def team_stats(
+    events: list[Event], teams: Mapping[str, str], origins: Mapping[int, Pos] | None = None
+) -> dict[str, TeamStats]:
     """Per-team statistics from the engine's events (``teams`` maps creature id -> team).
 
     ``attacks`` counts the attacks a team chose (attacks and cleaves, not attacks of
-    opportunity) by where the attacker stood relative to the defender's facing.
+    opportunity) by where the attacker stood relative to the defender's facing;
+    ``attack_origins`` counts them by square, from ``origins`` (event index ->
+    :func:`attack_origin`, taken from the battle when the attack happened).
     """
+    origins = origins or {}
     stats = {t: TeamStats() for t in dict.fromkeys(teams.values())}
     last_hit: dict[str, str] = {}
-    for e in events:
+    for k, e in enumerate(events):
         if e.kind == "death":
             killer = last_hit.get(e.actor)
             if killer is not None and teams[killer] != teams[e.actor]:
@@ -78,6 +117,8 @@ def team_stats(events: list[Event], teams: Mapping[str, str]) -> dict[str, TeamS
             s.attacks_of_opportunity += 1
         elif e.attack_kind in CHOSEN_ATTACKS:
             s.attacks[e.defender_area or "none"] += 1
+            if k in origins:
+                s.attack_origins[origins[k]] += 1
         s.hits += int(e.hit)
         s.sneak_attacks += int(e.sneak_attack)
         if e.damage:
@@ -107,6 +148,7 @@ def play_game(
         raise ValueError(f"no agent for team(s) {sorted(missing)} of scenario {scenario!r}")
     rng = np.random.default_rng([seed, 0xFACE])
     actions: list[tuple[str, int | None]] = []
+    origins: dict[int, Pos] = {}
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
@@ -115,7 +157,12 @@ def play_game(
             team = env.teams[env.agent_to_id[agent]]
             action = int(team_agents[team].act(obs["observation"], obs["action_mask"], rng))
         actions.append((agent, action))
+        before = len(env.events)
         env.step(action)
+        for k in range(before, len(env.events)):  # chosen attacks move no one: the battle
+            e = env.events[k]  # after the step has the places the attack was made from
+            if e.kind == "attack" and e.attack_kind in CHOSEN_ATTACKS and e.target is not None:
+                origins[k] = attack_origin(env.battle, e.actor, e.target)
     battle = env.battle
     winner = engine.winner(battle) if engine.is_over(battle) else None
     return GameResult(
@@ -123,7 +170,7 @@ def play_game(
         seed=seed,
         winner=winner,
         rounds=battle.initiative.round,
-        teams=team_stats(env.events, env.teams),
+        teams=team_stats(env.events, env.teams, origins),
         actions=actions,
         events=list(env.events),
     )

@@ -163,7 +163,7 @@ def test_render_without_a_mode_returns_none():
     env.reset(seed=0)
     assert env.render() is None
     with pytest.raises(ValueError, match="render_mode"):
-        facing_env.raw_env(scenario="duel", render_mode="human")
+        facing_env.raw_env(scenario="duel", render_mode="rgb_array_list")  # not a mode of ours
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

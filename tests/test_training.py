@@ -168,6 +168,9 @@ def test_train_py_end_to_end_with_a_tiny_budget(tmp_path, monkeypatch):
     assert list((run_dir / "snapshots").glob("*.zip"))
     report = json.loads((run_dir / "report.json").read_text())
     assert report["pairs"][0]["a"] == "learned"
+    markdown = (run_dir / "report.md").read_text()
+    for picture in ("win_rates", "learning_curves", "attack_origins"):  # plots, linked
+        assert (run_dir / f"{picture}.png").exists() and f"]({picture}.png)" in markdown
     from facing_env.agents import make_agent
 
     agent = make_agent(f"model:{model_path}")

@@ -11,9 +11,11 @@ that name is generic enough to collide with other installed distributions.
 >>> from facing_env.agents import make_agent
 >>> agent = make_agent("flanker")  # "random", "aggressive", "flanker", "defensive", "model:PATH"
 
-The observation carries no grid-kind flag, no speed and no reach, so the agents infer the
-grid (square or hex) from the mask, facings and distances, read their reach off the
-threatened-by-allies channel and assume a speed of 30 feet when planning a move.
+``rllib:PATH`` or ``rllib:PATH#MODULE_ID`` loads a module of an RLlib checkpoint (the
+``rllib`` extra; see :mod:`facing_env.rllib`).
+
+The agents read the grid kind and rule set from the turn scalars and speed and reach from
+the creature table; a foe's speed is assumed to be 30 feet when judging its strike range.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from facing_env.agents.random_agent import RandomAgent
 from facing_env.agents.view import ObservationView
 
 AGENT_NAMES: tuple[str, ...] = ("random", "aggressive", "flanker", "defensive")
-"""Names :func:`make_agent` accepts, besides ``model:PATH`` for a learned policy."""
+"""Names :func:`make_agent` accepts, besides ``model:PATH`` and ``rllib:PATH[#MODULE_ID]``."""
 
 _SCRIPTED = {
     "random": RandomAgent,
@@ -37,8 +39,9 @@ _SCRIPTED = {
 
 
 def make_agent(name: str) -> Agent:
-    """An agent by name: one of :data:`AGENT_NAMES`, or ``model:PATH`` for a saved
-    sb3-contrib MaskablePPO policy (needs the ``train`` extra)."""
+    """An agent by name: one of :data:`AGENT_NAMES`, ``model:PATH`` for a saved
+    sb3-contrib MaskablePPO policy (needs the ``train`` extra), or ``rllib:PATH[#MODULE_ID]``
+    for a module of an RLlib checkpoint (needs the ``rllib`` extra)."""
     if name.startswith("model:"):
         from facing_env.agents.learned import LearnedAgent
 
@@ -46,9 +49,13 @@ def make_agent(name: str) -> Agent:
         if not path:
             raise ValueError("model: needs a path, e.g. model:runs/policy.zip")
         return LearnedAgent(path)
+    if name.startswith("rllib:"):
+        from facing_env.rllib import load_agent
+
+        return load_agent(name.removeprefix("rllib:"))
     factory = _SCRIPTED.get(name)
     if factory is None:
-        valid = ", ".join([*AGENT_NAMES, "model:PATH"])
+        valid = ", ".join([*AGENT_NAMES, "model:PATH", "rllib:PATH[#MODULE_ID]"])
         raise ValueError(f"unknown agent {name!r}; expected one of {valid}")
     return factory()
 
