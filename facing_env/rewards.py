@@ -3,7 +3,8 @@
 Per hit point dealt to an enemy ``damage_dealt``; per hit point taken ``damage_taken``
 (usually zero or negative); per enemy dropped ``kill``; at the end, ``victory`` for every
 creature of the winning team, ``defeat`` for the others, ``draw`` for all when the battle
-is truncated or nobody is left.
+is truncated or nobody is left. ``flank_attack`` / ``rear_attack`` pay for each attack a
+creature chooses from its foe's flank (or side) or rear (not attacks of opportunity).
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ def event_rewards(
     out: dict[str, float] = defaultdict(float)
     killers: dict[str, str] = {}
     for e in events:
+        if e.kind == "attack" and e.target is not None and e.attack_kind != "aoo":
+            if e.defender_area in ("flank", "side"):
+                out[e.actor] += weights.flank_attack
+            elif e.defender_area == "rear":
+                out[e.actor] += weights.rear_attack
         if e.kind == "attack" and e.target is not None and e.damage:
             if teams[e.actor] != teams[e.target]:
                 out[e.actor] += weights.damage_dealt * e.damage

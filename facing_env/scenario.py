@@ -36,7 +36,9 @@ class _Strict(BaseModel):
 
 
 class RewardWeights(_Strict):
-    """Reward weights (``rewards.py``): per hit point, per kill, per outcome."""
+    """Reward weights (``rewards.py``): per hit point, per kill, per outcome, and per
+    attack chosen from the defender's flank (or side) or rear (positional shaping, 0 by
+    default)."""
 
     damage_dealt: float = 0.05
     damage_taken: float = 0.0
@@ -44,6 +46,8 @@ class RewardWeights(_Strict):
     victory: float = 1.0
     defeat: float = -1.0
     draw: float = 0.0
+    flank_attack: float = 0.0
+    rear_attack: float = 0.0
 
 
 class ObservationSpec(_Strict):

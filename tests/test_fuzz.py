@@ -96,6 +96,11 @@ def expected_rewards(env, events: list[Event], agents: list[str]) -> dict[str, f
             out[agent] += value
 
     for e in events:
+        if e.kind == "attack" and e.attack_kind != "aoo":  # positional shaping weights
+            if e.defender_area in ("flank", "side"):
+                add(e.actor, w.flank_attack)
+            elif e.defender_area == "rear":
+                add(e.actor, w.rear_attack)
         if e.kind == "attack" and e.damage:
             add(e.actor, w.damage_dealt * e.damage)
             add(e.target, w.damage_taken * e.damage)
@@ -126,6 +131,7 @@ def play_episode(env, rng: np.random.Generator) -> int:
     taken: Counter[str] = Counter()
     kills: Counter[str] = Counter()
     outcome: defaultdict[str, float] = defaultdict(float)
+    positional: defaultdict[str, float] = defaultdict(float)
     check_board(u.battle)
     assert not any(u.terminations.values()) and not any(u.truncations.values())
     turns = 0
@@ -171,6 +177,11 @@ def play_episode(env, rng: np.random.Generator) -> int:
             expected_total[a] += value
         last_hit: dict[str, str] = {}
         for e in events:
+            if e.kind == "attack" and e.attack_kind != "aoo" and e.actor in u.id_to_agent:
+                if e.defender_area in ("flank", "side"):
+                    positional[u.id_to_agent[e.actor]] += w.flank_attack
+                elif e.defender_area == "rear":
+                    positional[u.id_to_agent[e.actor]] += w.rear_attack
             if e.kind == "attack" and e.damage:
                 taken[u.id_to_agent[e.target]] += e.damage
                 last_hit[e.target] = e.actor
@@ -195,6 +206,7 @@ def play_episode(env, rng: np.random.Generator) -> int:
             + w.damage_taken * taken[agent]
             + w.kill * kills[agent]
             + outcome[agent]
+            + positional[agent]
         )
         assert received[agent] == pytest.approx(from_ledger), agent
     total_damage = sum(e.damage for e in u.events if e.kind == "attack")
