@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol
+from typing import Any, Mapping
 
 import numpy as np
 
 from facing_env import engine
+from facing_env.agents.base import Agent
 from facing_env.battle import Battle
 from facing_env.env import raw_env
 from facing_env.events import Event
@@ -21,16 +22,6 @@ from facing_env.types import GridKind, Pos
 
 REPLAY_FORMAT = "facing_env.replay/1"
 CHOSEN_ATTACKS = ("attack", "cleave")
-
-
-class Agent(Protocol):
-    """Anything that picks a legal action from an observation and its mask."""
-
-    def act(
-        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
-    ) -> int:
-        """The index of a masked action."""
-        ...
 
 
 @dataclass

@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-import numpy as np
-
+from facing_env.agents.base import ScriptedAgent
 from facing_env.agents.pathing import footprint, routes
-from facing_env.agents.tactics import attack, face, legal_or_end, move
+from facing_env.agents.tactics import attack, face, move
 from facing_env.agents.view import ObservationView
 
 _FAR = 1e6
 
 
-class AggressiveAgent:
+class AggressiveAgent(ScriptedAgent):
     """Targets the closest enemy (ties: lowest hp fraction, then slot). Attacks it whenever
     ATTACK is legal (another enemy in reach if it is not), turning to face it first; else
     walks toward it with MOVE, ignoring attacks of opportunity; ends the turn when neither
     helps."""
-
-    def act(
-        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
-    ) -> int:
-        """The next action of the charge."""
-        view = ObservationView(observation, action_mask)
-        return legal_or_end(view, self.choose(view))
 
     def choose(self, view: ObservationView) -> int | None:
         """The action index, or None to end the turn."""

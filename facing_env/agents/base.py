@@ -20,3 +20,23 @@ class Agent(Protocol):
     ) -> int:
         """The action to take now."""
         ...
+
+
+class ScriptedAgent:
+    """Base of the scripted agents: read the observation through an ``ObservationView``,
+    let :meth:`choose` pick an index (None ends the turn), fall back to END_TURN when the
+    mask forbids the choice."""
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
+    ) -> int:
+        """The chosen action, always one the mask allows."""
+        from facing_env.agents.tactics import legal_or_end
+        from facing_env.agents.view import ObservationView
+
+        view = ObservationView(observation, action_mask)
+        return legal_or_end(view, self.choose(view))
+
+    def choose(self, view: object) -> int | None:
+        """The action index, or None to end the turn."""
+        raise NotImplementedError

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
+from facing_env.agents.base import ScriptedAgent
 from facing_env.agents.pathing import footprint, free
 from facing_env.agents.tactics import (
     area,
@@ -11,24 +10,16 @@ from facing_env.agents.tactics import (
     face,
     five_foot_step,
     guard,
-    legal_or_end,
 )
 from facing_env.agents.view import ObservationView
 from facing_env.types import Pos
 
 
-class DefensiveAgent:
+class DefensiveAgent(ScriptedAgent):
     """Attacks whatever is in reach (best facing modifier, then the most wounded), turning
     to face it first; otherwise takes a 5-foot step that brings a foe into its reach without
     entering any foe's threat (reach), or that puts more walls behind it, then turns to face
     the nearest enemy. It never walks toward the enemy."""
-
-    def act(
-        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
-    ) -> int:
-        """The next action of the defence."""
-        view = ObservationView(observation, action_mask)
-        return legal_or_end(view, self.choose(view))
 
     def choose(self, view: ObservationView) -> int | None:
         """The action index, or None to end the turn."""

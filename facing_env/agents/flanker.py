@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
+from facing_env.agents.base import ScriptedAgent
 from facing_env.agents.pathing import footprint, free, routes
 from facing_env.agents.tactics import (
     ASSUMED_SPEED,
@@ -26,7 +25,6 @@ from facing_env.agents.tactics import (
     face,
     five_foot_step,
     guard,
-    legal_or_end,
     move,
     move_budget,
     total_budget,
@@ -55,15 +53,8 @@ class Option:
     target: int
 
 
-class FlankerAgent:
+class FlankerAgent(ScriptedAgent):
     """Seeks the flank or rear of a foe before striking (see the module docstring)."""
-
-    def act(
-        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
-    ) -> int:
-        """The next action."""
-        view = ObservationView(observation, action_mask)
-        return legal_or_end(view, self.choose(view))
 
     def choose(self, view: ObservationView) -> int | None:
         """The action index, or None to end the turn."""
