@@ -44,6 +44,16 @@ from facing_env.render import board_text
 from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario
 
 
+def _creature_names(battle: Any) -> list[str]:
+    """``<team>_<n>`` for every creature in spec order (n counts within its team)."""
+    counts: dict[str, int] = {}
+    names = []
+    for c in battle.creatures.values():
+        names.append(f"{c.team}_{counts.get(c.team, 0)}")
+        counts[c.team] = counts.get(c.team, 0) + 1
+    return names
+
+
 class raw_env(AECEnv):
     """Facing-aware d20 combat, one agent per creature (see the module docstring)."""
 
@@ -102,15 +112,11 @@ class raw_env(AECEnv):
         )
 
     def _agent_names(self, battle: Any) -> list[str]:
+        """Every possible agent: for a procedural scenario, the largest team sizes."""
         if self.scenario.generator is not None:
             gen = self.scenario.generator
             return [f"{t}_{i}" for t in gen.teams for i in range(gen.team_size[1])]
-        counts: dict[str, int] = {}
-        names = []
-        for c in battle.creatures.values():
-            names.append(f"{c.team}_{counts.get(c.team, 0)}")
-            counts[c.team] = counts.get(c.team, 0) + 1
-        return names
+        return _creature_names(battle)
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The same Dict space for every agent."""
@@ -128,13 +134,7 @@ class raw_env(AECEnv):
             self._rng = np.random.default_rng(seed)
         self.battle = self.scenario.build(self._rng)
         self.dice = Dice(self._rng, self.dice_mode)
-        names = self._agent_names(self.battle)
-        if self.scenario.generator is not None:
-            counts: dict[str, int] = {}
-            names = []
-            for c in self.battle.creatures.values():
-                names.append(f"{c.team}_{counts.get(c.team, 0)}")
-                counts[c.team] = counts.get(c.team, 0) + 1
+        names = _creature_names(self.battle)
         self.agent_to_id = dict(zip(names, self.battle.creatures, strict=True))
         self.id_to_agent = {cid: a for a, cid in self.agent_to_id.items()}
         self.teams = {cid: c.team for cid, c in self.battle.creatures.items()}
