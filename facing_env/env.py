@@ -200,8 +200,6 @@ class raw_env(AECEnv):
             self.agent_selection = self.id_to_agent[actor.id]
         self._accumulate_rewards()
         self._deads_step_first()
-        if self.render_mode == "ansi":
-            pass
 
     # -- views ----------------------------------------------------------------------------
 
