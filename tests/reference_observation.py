@@ -17,118 +17,16 @@ side share a channel). Creatures without facing have facing (0, 0).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from facing_env import engine, geometry, rules
 from facing_env.battle import Battle, Creature
 from facing_env.dice import parse_dice
-from facing_env.tables import SIZES
+from facing_env.observation import CHANNELS, ObservationLayout  # the layout under test
 from facing_env.types import Area, GridKind, Terrain
 
-CHANNELS = (
-    "blocked",  # walls, pillars and off-board cells
-    "difficult",
-    "impeded",
-    "self",
-    "ally",
-    "enemy",
-    "size",  # occupant's size category / 8
-    "facing_x",  # occupant's facing vector (east)
-    "facing_y",  # (north)
-    "hp",  # occupant's hp fraction
-    "threatened_by_enemies",  # number of enemies threatening the cell / 4
-    "threatened_by_allies",
-    "own_front",  # the observer's areas, in and beyond the ring (IC-03)
-    "own_flank",
-    "own_rear",
-    "enemy_front",  # cells in the ring of some enemy's front / flank / rear
-    "enemy_flank",
-    "enemy_rear",
-)
-FEATURES = (
-    "present",
-    "is_self",
-    "ally",
-    "enemy",
-    "dx",
-    "dy",
-    "size",
-    "has_facing",
-    "facing_x",
-    "facing_y",
-    "hp_fraction",
-    "hp",
-    "ac",
-    "in_my_front",
-    "in_my_flank",
-    "in_my_rear",
-    "in_my_none",
-    "me_in_its_front",
-    "me_in_its_flank",
-    "me_in_its_rear",
-    "me_in_its_none",
-    "distance",
-    "flat_footed",
-    "threatens_me",
-    "i_threaten_it",
-    "my_facing_modifier",
-    "its_facing_modifier",
-    "my_sneak_attack",
-    "attackable",
-    "attacks_of_opportunity_left",
-    "speed",  # squares per move action / 12
-    "reach",  # longest melee reach in squares / 5
-    "sneak_attack_dice",  # average sneak attack damage / 10
-)
-SCALARS = (
-    "movement_left",
-    "move_available",
-    "standard_available",
-    "five_foot_step_available",
-    "free_turn_available",
-    "moving",
-    "running",
-    "attacks_made",
-    "round_fraction",
-    "cleave",
-    "hex_grid",
-    "ua35_rules",  # front/flank/rear penalties and bonuses
-    "side_rear_rules",  # the flanked condition
-)
 _AREA_INDEX = {Area.FRONT: 0, Area.FLANK: 1, Area.SIDE: 1, Area.REAR: 2, Area.NONE: 3}
-
-
-@dataclass(frozen=True)
-class ObservationLayout:
-    """Sizes and offsets of the parts of the observation vector."""
-
-    window: int
-    n_slots: int
-
-    @property
-    def window_size(self) -> int:
-        """Number of values in the window part."""
-        return self.window * self.window * len(CHANNELS)
-
-    @property
-    def table_size(self) -> int:
-        """Number of values in the creature table."""
-        return self.n_slots * len(FEATURES)
-
-    @property
-    def size(self) -> int:
-        """Length of the whole vector."""
-        return self.window_size + self.table_size + len(SCALARS)
-
-    def split(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(window ``W x W x C``, table ``K x F``, scalars) views of an observation."""
-        w = obs[: self.window_size].reshape(self.window, self.window, len(CHANNELS))
-        t = obs[self.window_size : self.window_size + self.table_size].reshape(
-            self.n_slots, len(FEATURES)
-        )
-        return w, t, obs[self.window_size + self.table_size :]
 
 
 def _facing_vector(battle: Battle, c: Creature) -> tuple[float, float]:
@@ -255,49 +153,3 @@ def _fill_scalars(battle: Battle, me: Creature, s: np.ndarray, max_rounds: int) 
     s[7] = ts.attacks_made / 4.0
     s[8] = battle.initiative.round / max_rounds
     s[9] = float(ts.cleave is not None)
-
-
-def state_size(width: int, height: int, n_slots: int) -> int:
-    """Length of the global ``state()`` vector."""
-    return width * height * 8 + n_slots * 10
-
-
-def build_state(battle: Battle, width: int, height: int, teams: tuple[str, ...]) -> np.ndarray:
-    """A global view for centralised critics: a ``height x width x 8`` grid (blocked,
-    difficult, impeded, team-0 occupancy, team-1 occupancy, size, hp, facing index / 12)
-    and a row of 10 values per creature in spec order."""
-    grid = np.zeros((height, width, 8), dtype=np.float32)
-    for r in range(min(height, battle.height)):
-        for col in range(min(width, battle.width)):
-            terrain = Terrain(int(battle.terrain[r, col]))
-            if terrain in (Terrain.BLOCKED, Terrain.PILLAR):
-                grid[r, col, 0] = 1
-            grid[r, col, 1] = terrain is Terrain.DIFFICULT
-            grid[r, col, 2] = terrain is Terrain.IMPEDED
-    rows = []
-    for c in battle.creatures.values():
-        team = teams.index(c.team) if c.team in teams else 0
-        if c.hp > 0:
-            for cell in battle.cells_of(c):
-                r, col = battle.column(cell)
-                if r < height and col < width:
-                    grid[r, col, 3 + min(team, 1)] = 1
-                    grid[r, col, 5] = c.size / 8
-                    grid[r, col, 6] = c.hp / c.max_hp
-                    grid[r, col, 7] = c.facing / 12
-        rows.append(
-            [
-                c.hp > 0,
-                team,
-                c.pos[0] / width,
-                c.pos[1] / height,
-                c.size / 8,
-                c.facing / 12,
-                c.hp / c.max_hp,
-                c.ac / 30,
-                c.flat_footed,
-                SIZES[c.size].reach / 25,
-            ]
-        )
-    table = np.asarray(rows, dtype=np.float32).reshape(-1)
-    return np.concatenate([grid.reshape(-1), table])
