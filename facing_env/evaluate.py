@@ -92,6 +92,7 @@ class AgentResult:
     rounds: int = 0
     damage_dealt: int = 0
     attacks: Counter[str] = field(default_factory=Counter)
+    bonus_attacks: int = 0
     sneak_attacks: int = 0
     attacks_of_opportunity: int = 0
     attack_origins: Counter[tuple[int, int]] = field(default_factory=Counter)
@@ -110,6 +111,14 @@ class AgentResult:
         behind = self.attacks["flank"] + self.attacks["side"] + self.attacks["rear"]
         return behind / total if total else 0.0
 
+    @property
+    def positional_bonus_share(self) -> float:
+        """Share of chosen attacks made with a net positive positional modifier: from the
+        flank or rear (``ua35``), against a flanked defender (``side_rear``), or flanking
+        with an ally opposite (``standard``). Comparable across rule sets."""
+        total = sum(self.attacks.values())
+        return self.bonus_attacks / total if total else 0.0
+
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         return {
@@ -125,6 +134,7 @@ class AgentResult:
             "attacks": {a: self.attacks[a] for a in AREAS if self.attacks[a]},
             "attack_shares": self.shares(),
             "flank_or_rear_share": self.flank_or_rear_share,
+            "positional_bonus_share": self.positional_bonus_share,
             "sneak_attacks": self.sneak_attacks,
             "attacks_of_opportunity": self.attacks_of_opportunity,
             "attack_origins": {
@@ -177,15 +187,16 @@ class Report:
         lines += [
             "",
             "| agent | rating | damage/round | attacks front / flank / side / rear / none "
-            "| flank+rear share | sneak | AoO |",
-            "|---|---|---|---|---|---|---|",
+            "| flank+rear share | positional bonus share | sneak | AoO |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for a in sorted(self.agents.values(), key=lambda r: -(r.rating_mu - 3 * r.rating_sigma)):
             counts = " / ".join(str(a.attacks[x]) for x in AREAS)
             dpr = a.damage_dealt / a.rounds if a.rounds else 0.0
             lines.append(
                 f"| {a.name} | {a.rating_mu - 3 * a.rating_sigma:.1f} | {dpr:.2f} | {counts} "
-                f"| {a.flank_or_rear_share:.2f} | {a.sneak_attacks} | {a.attacks_of_opportunity} |"
+                f"| {a.flank_or_rear_share:.2f} | {a.positional_bonus_share:.2f} "
+                f"| {a.sneak_attacks} | {a.attacks_of_opportunity} |"
             )
         return "\n".join(lines) + "\n"
 
@@ -285,6 +296,7 @@ def _tally(
         r.damage_dealt += s.damage_dealt
         r.attacks.update(s.attacks)
         r.sneak_attacks += s.sneak_attacks
+        r.bonus_attacks += s.bonus_attacks
         r.attacks_of_opportunity += s.attacks_of_opportunity
         r.attack_origins.update(s.attack_origins)
 

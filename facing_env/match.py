@@ -31,6 +31,9 @@ class TeamStats:
     damage_dealt: int = 0
     attacks: Counter[str] = field(default_factory=Counter)  # chosen attacks by defender area
     hits: int = 0
+    bonus_attacks: int = 0
+    """Chosen attacks with a net positive positional modifier (flank/rear under ``ua35``,
+    the flanked condition under ``side_rear``, classic flanking under ``standard``)."""
     sneak_attacks: int = 0
     attacks_of_opportunity: int = 0
     kills: int = 0
@@ -108,6 +111,7 @@ def team_stats(
             s.attacks_of_opportunity += 1
         elif e.attack_kind in CHOSEN_ATTACKS:
             s.attacks[e.defender_area or "none"] += 1
+            s.bonus_attacks += int(e.facing_modifier > 0)
             if k in origins:
                 s.attack_origins[origins[k]] += 1
         s.hits += int(e.hit)

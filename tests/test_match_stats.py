@@ -1,0 +1,54 @@
+"""Per-team statistics from engine events (facing_env.match.team_stats) and their roll-up
+in the evaluation report."""
+
+from __future__ import annotations
+
+from facing_env.evaluate import AgentResult
+from facing_env.events import Event
+from facing_env.match import team_stats
+
+TEAMS = {"a": "red", "b": "blue"}
+
+
+def _attack(area: str | None, modifier: int, kind: str = "attack", damage: int = 0) -> Event:
+    return Event(
+        "attack",
+        "a",
+        "b",
+        attack_kind=kind,
+        defender_area=area,
+        facing_modifier=modifier,
+        hit=damage > 0,
+        damage=damage,
+    )
+
+
+def test_attacks_are_counted_by_defender_area_and_positional_bonus():
+    """UA-OPP-01/02: +2 from the flank, UA-ATK-02: -5 into one's own flank (net -3 is no
+    bonus); SRD-FLANK-01: classic flanking (+2, no defender area) counts as a bonus; an
+    attack of opportunity is not a chosen attack."""
+    events = [
+        _attack("flank", 2, damage=5),
+        _attack("front", 0),
+        _attack("flank", -3),
+        _attack("rear", 4, damage=7),
+        _attack(None, 2),
+        _attack("front", 4, kind="aoo", damage=3),
+        _attack("front", 0, kind="cleave"),
+    ]
+    red = team_stats(events, TEAMS)["red"]
+    assert dict(red.attacks) == {"flank": 2, "front": 2, "rear": 1, "none": 1}
+    assert red.bonus_attacks == 3
+    assert red.attacks_of_opportunity == 1
+    assert red.damage_dealt == 15
+    assert red.hits == 3
+
+
+def test_positional_bonus_share_rolls_up():
+    r = AgentResult("x")
+    r.attacks.update({"front": 6, "flank": 3, "rear": 1})
+    r.bonus_attacks = 4
+    assert r.positional_bonus_share == 0.4
+    assert r.flank_or_rear_share == 0.4
+    assert r.to_dict()["positional_bonus_share"] == 0.4
+    assert AgentResult("idle").positional_bonus_share == 0.0
