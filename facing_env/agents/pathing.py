@@ -45,24 +45,50 @@ def _cells(view: ObservationView, *names: str) -> frozenset[Pos]:
     return frozenset((int(x) - h, int(y) - h) for y, x in zip(*np.nonzero(hit), strict=True))
 
 
-def _terrain(view: ObservationView) -> tuple[frozenset[Pos], frozenset[Pos], frozenset[Pos]]:
-    """(cells that can't be stood on, blocked cells, difficult cells), read once per view."""
-    cached = view.__dict__.get("_path_terrain")
-    if cached is None:
-        cached = (
-            _cells(view, "blocked", "impeded", "ally", "enemy"),
-            _cells(view, "blocked"),
-            _cells(view, "difficult"),
-        )
-        view.__dict__["_path_terrain"] = cached
+@dataclass(frozen=True)
+class _Anchors:
+    """Where the observer's footprint fits, read once per view (a view is read-only).
+
+    ``free``: anchors whose whole footprint is in the window and not blocked, impeded or
+    occupied; ``clear``: anchors whose footprint is in the window and not blocked (the
+    corner rule of diagonal steps); ``difficult``: anchors whose footprint touches
+    difficult terrain."""
+
+    free: frozenset[Pos]
+    clear: frozenset[Pos]
+    difficult: frozenset[Pos]
+
+
+def _anchors(view: ObservationView) -> _Anchors:
+    cached = view.__dict__.get("_path_anchors")
+    if cached is not None:
+        return cached
+    taken = _cells(view, "blocked", "impeded", "ally", "enemy")
+    blocked = _cells(view, "blocked")
+    difficult = _cells(view, "difficult")
+    offsets = view.self_cells
+    h = view.half
+    xs = [x for x, _ in offsets]
+    ys = [y for _, y in offsets]
+    free: set[Pos] = set()
+    clear: set[Pos] = set()
+    for ax in range(-h - min(xs), h - max(xs) + 1):  # anchors whose footprint is inside
+        for ay in range(-h - min(ys), h - max(ys) + 1):
+            cells = [(ax + x, ay + y) for x, y in offsets]
+            if not any(c in blocked for c in cells):
+                clear.add((ax, ay))
+                if not any(c in taken for c in cells):
+                    free.add((ax, ay))
+    rough = {(cx - x, cy - y) for cx, cy in difficult for x, y in offsets}
+    cached = _Anchors(frozenset(free), frozenset(clear), frozenset(rough))
+    view.__dict__["_path_anchors"] = cached
     return cached
 
 
 def free(view: ObservationView, anchor: Pos) -> bool:
     """Whether the observer could stand at ``anchor``: in the window, not blocked, impeded
     or occupied by another creature."""
-    taken = _terrain(view)[0]
-    return all(view.inside(c) and c not in taken for c in footprint(view, anchor))
+    return anchor in _anchors(view).free
 
 
 def provocations(view: ObservationView, anchor: Pos) -> float:
@@ -83,52 +109,57 @@ def provocations(view: ObservationView, anchor: Pos) -> float:
 
 def _step_cost(view: ObservationView, anchor: Pos, vec: Pos, first: bool) -> float | None:
     nxt = (anchor[0] + vec[0], anchor[1] + vec[1])
-    if not first and not free(view, nxt):
+    anchors = _anchors(view)
+    if not first and nxt not in anchors.free:
         return None
-    _, blocked, difficult = _terrain(view)
-    diagonal = view.grid is GridKind.SQUARE and vec[0] != 0 and vec[1] != 0
-    if diagonal and not first:
-        sides = ((anchor[0] + vec[0], anchor[1]), (anchor[0], anchor[1] + vec[1]))
-        for side in sides:  # conservative: never plan to cut a corner (outside = blocked)
-            if any(c in blocked or not view.inside(c) for c in footprint(view, side)):
-                return None
+    diagonal = vec[0] != 0 and vec[1] != 0 and view.grid is GridKind.SQUARE
+    # conservative: never plan to cut a corner (outside the window counts as blocked)
+    if (
+        diagonal
+        and not first
+        and ((nxt[0], anchor[1]) not in anchors.clear or (anchor[0], nxt[1]) not in anchors.clear)
+    ):
+        return None
     cost = DIAGONAL_COST if diagonal else 1.0
-    if any(c in difficult for c in footprint(view, nxt)):
-        cost *= 2.0
-    return cost
+    return cost * 2.0 if nxt in anchors.difficult else cost
 
 
 def routes(view: ObservationView, *, max_cost: float, aoo_weight: float = 10.0) -> dict[Pos, Route]:
     """Cheapest route (squares + ``aoo_weight`` per provocation) to every anchor in the
-    window reachable within ``max_cost`` squares; the start is included with cost 0."""
+    window reachable within ``max_cost`` squares; the start is included with cost 0.
+    Memoised per view: callers must not modify the answer."""
+    memo = view.__dict__.setdefault("_path_routes", {})
+    key = (max_cost, aoo_weight)
+    if key not in memo:
+        memo[key] = _routes(view, max_cost, aoo_weight)
+    return memo[key]
+
+
+def _routes(view: ObservationView, max_cost: float, aoo_weight: float) -> dict[Pos, Route]:
     start: Pos = (0, 0)
     best: dict[Pos, Route] = {start: Route(0.0, 0.0, -1)}
     heap: list[tuple[float, float, Pos]] = [(0.0, 0.0, start)]
-    leave: dict[Pos, float] = {}
+    directions = list(enumerate(view.directions))
+    first_ok = [view.legal(MOVE_BASE + d) for d, _ in directions]
+    limit = max_cost + 1e-9
     while heap:
         key, _, here = heapq.heappop(heap)
         route = best[here]
-        if key > _key(route, aoo_weight) + 1e-9:
+        if key > route.cost + aoo_weight * route.provoked + 1e-9:
             continue
-        if here not in leave:
-            leave[here] = provocations(view, here)
-        for d, vec in enumerate(view.directions):
-            first = here == start
-            if first and not view.legal(MOVE_BASE + d):
+        first = here == start
+        leave = route.provoked + provocations(view, here)
+        for d, vec in directions:
+            if first and not first_ok[d]:
                 continue
             step = _step_cost(view, here, vec, first)
-            if step is None or route.cost + step > max_cost + 1e-9:
+            if step is None or route.cost + step > limit:
                 continue
             nxt = (here[0] + vec[0], here[1] + vec[1])
-            new = Route(
-                route.cost + step, route.provoked + leave[here], d if first else route.first
-            )
+            new = Route(route.cost + step, leave, d if first else route.first)
+            new_key = new.cost + aoo_weight * new.provoked
             old = best.get(nxt)
-            if old is None or _key(new, aoo_weight) < _key(old, aoo_weight) - 1e-9:
+            if old is None or new_key < old.cost + aoo_weight * old.provoked - 1e-9:
                 best[nxt] = new
-                heapq.heappush(heap, (_key(new, aoo_weight), new.cost, nxt))
+                heapq.heappush(heap, (new_key, new.cost, nxt))
     return best
-
-
-def _key(route: Route, aoo_weight: float) -> float:
-    return route.cost + aoo_weight * route.provoked

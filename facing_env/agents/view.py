@@ -84,12 +84,12 @@ class ObservationView:
         present = self.column("present") > 0.5
         return [int(i) for i in np.flatnonzero(present & (self.column(role) > 0.5))]
 
-    @property
+    @cached_property
     def enemies(self) -> list[int]:
-        """Slots of living enemies."""
+        """Slots of living enemies (a view is read-only, so this is computed once)."""
         return self.slots("enemy")
 
-    @property
+    @cached_property
     def allies(self) -> list[int]:
         """Slots of living allies (not the observer)."""
         return self.slots("ally")
@@ -120,11 +120,20 @@ class ObservationView:
         return geometry.default_shape(self.grid, self.size_of(slot))
 
     def cells_of(self, slot: int) -> list[Pos]:
-        """Cells of a creature (relative offsets); the observer's are read off the window."""
+        """Cells of a creature (relative offsets); the observer's are read off the window.
+        Callers must not modify the list (it is cached per view)."""
         if slot == 0:
             return self.self_cells
-        x, y = self.offset(slot)
-        return [(x + dx, y + dy) for dx, dy in self.shape_of(slot).offsets]
+        cache = self._cells_cache
+        cells = cache.get(slot)
+        if cells is None:
+            x, y = self.offset(slot)
+            cells = cache[slot] = [(x + dx, y + dy) for dx, dy in self.shape_of(slot).offsets]
+        return cells
+
+    @cached_property
+    def _cells_cache(self) -> dict[int, list[Pos]]:
+        return {}
 
     @cached_property
     def self_cells(self) -> list[Pos]:
