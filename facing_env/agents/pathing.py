@@ -139,24 +139,40 @@ def _routes(view: ObservationView, max_cost: float, aoo_weight: float) -> dict[P
     start: Pos = (0, 0)
     best: dict[Pos, Route] = {start: Route(0.0, 0.0, -1)}
     heap: list[tuple[float, float, Pos]] = [(0.0, 0.0, start)]
-    directions = list(enumerate(view.directions))
-    first_ok = [view.legal(MOVE_BASE + d) for d, _ in directions]
+    anchors = _anchors(view)
+    free_, clear, rough = anchors.free, anchors.clear, anchors.difficult
+    square = view.grid is GridKind.SQUARE
+    moves = [
+        (d, vx, vy, square and vx != 0 and vy != 0) for d, (vx, vy) in enumerate(view.directions)
+    ]
     limit = max_cost + 1e-9
     while heap:
         key, _, here = heapq.heappop(heap)
         route = best[here]
         if key > route.cost + aoo_weight * route.provoked + 1e-9:
             continue
-        first = here == start
         leave = route.provoked + provocations(view, here)
-        for d, vec in directions:
-            if first and not first_ok[d]:
-                continue
-            step = _step_cost(view, here, vec, first)
+        hx, hy = here
+        if here == start:  # the first step: whatever the mask allows (see _step_cost)
+            steps = [
+                (d, (hx + vx, hy + vy), _step_cost(view, here, (vx, vy), True))
+                for d, vx, vy, _ in moves
+                if view.legal(MOVE_BASE + d)
+            ]
+        else:  # inlined _step_cost for speed (same rules)
+            steps = []
+            for d, vx, vy, diagonal in moves:
+                nxt = (hx + vx, hy + vy)
+                if nxt not in free_ or (
+                    diagonal and ((hx + vx, hy) not in clear or (hx, hy + vy) not in clear)
+                ):
+                    continue
+                cost = DIAGONAL_COST if diagonal else 1.0
+                steps.append((d, nxt, cost * 2.0 if nxt in rough else cost))
+        for d, nxt, step in steps:
             if step is None or route.cost + step > limit:
                 continue
-            nxt = (here[0] + vec[0], here[1] + vec[1])
-            new = Route(route.cost + step, leave, d if first else route.first)
+            new = Route(route.cost + step, leave, d if here == start else route.first)
             new_key = new.cost + aoo_weight * new.provoked
             old = best.get(nxt)
             if old is None or new_key < old.cost + aoo_weight * old.provoked - 1e-9:
