@@ -112,7 +112,12 @@ class ActionCodec:
         out = np.zeros(self.n, dtype=np.int8)
         if engine.actor(battle) is None or battle.turn.actor != slots[0]:
             return out
-        out[[self.encode(battle, slots, a) for a in engine.legal_actions(battle)]] = 1
+        legal = engine.legal_tuple(battle)
+        cached = self.__dict__.get("_mask_cache")
+        if cached is None or cached[0] is not legal or cached[1] != slots:
+            indices = [self.encode(battle, slots, a) for a in legal]
+            cached = self.__dict__["_mask_cache"] = (legal, list(slots), indices)
+        out[cached[2]] = 1
         return out
 
 

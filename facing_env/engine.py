@@ -244,13 +244,19 @@ def legal_actions(battle: Battle) -> list[Action]:
 
     The list is computed once per state (see :func:`state_key`); callers get a fresh copy.
     """
+    return list(legal_tuple(battle))
+
+
+def legal_tuple(battle: Battle) -> tuple[Action, ...]:
+    """:func:`legal_actions` as the cached tuple itself (no copy; the same object for as
+    long as the state is unchanged, so callers may key their own caches on it)."""
     key = state_key(battle)
     cached = battle.__dict__.get("_legal_cache")
     if cached is not None and cached[0] == key:
-        return list(cached[1])
-    legal = _legal_actions(battle)
+        return cached[1]
+    legal = tuple(_legal_actions(battle))
     battle.__dict__["_legal_cache"] = (key, legal)
-    return list(legal)
+    return legal
 
 
 def _legal_actions(battle: Battle) -> list[Action]:
@@ -491,7 +497,7 @@ def apply(battle: Battle, action: Action, dice: Dice) -> list[Event]:
     or dies, its turn ends by itself.
     """
     action = Action(*action)
-    if action not in legal_actions(battle):
+    if action not in legal_tuple(battle):
         reason = why_illegal(battle, action) or "not among the legal actions"
         raise IllegalActionError(f"illegal action {action.kind}({action.arg!r}): {reason}")
     c = battle.creatures[battle.turn.actor]
@@ -510,7 +516,7 @@ def _auto_end(battle: Battle) -> list[Event]:
     events: list[Event] = []
     while not is_over(battle):
         c = battle.creatures[battle.turn.actor]
-        if c.hp > 0 and any(a.kind != END_TURN for a in legal_actions(battle)):
+        if c.hp > 0 and any(a.kind != END_TURN for a in legal_tuple(battle)):
             break
         events += _end_turn(battle, c, None, None)
     return events

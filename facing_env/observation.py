@@ -305,7 +305,7 @@ def build(
 def _fill_table(battle: Battle, me: Creature, slots: list[str], t: np.ndarray, size: int) -> None:
     acting = engine.actor(battle) is me
     mask_targets = (
-        {a.arg for a in engine.legal_actions(battle) if a.kind == engine.ATTACK} if acting else ()
+        {a.arg for a in engine.legal_tuple(battle) if a.kind == engine.ATTACK} if acting else ()
     )
     my_threat = rules.threatened_cells(battle, me)
     my_cells = battle.cells_of(me)
