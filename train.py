@@ -59,8 +59,9 @@ class Args:
     """environments stepped together (more amortise each policy forward pass)"""
     vec_env: str = "dummy"
     """'dummy' (all in this process: fastest on 2 cores) or 'subproc' (one process each)"""
-    opponents: tuple[str, ...] = ("random", "aggressive", "flanker", "defensive")
-    """scripted opponents in the pool (names or model:PATH)"""
+    opponents: tuple[str, ...] = ("aggressive", "aggressive", "flanker", "random")
+    """scripted opponents in the pool (names or model:PATH); each battle draws one uniformly,
+    so a name given twice is drawn twice as often"""
     self_play: bool = True
     """add frozen snapshots of the learner to the opponent pool"""
     snapshot_every: int = 100_000
@@ -79,8 +80,9 @@ class Args:
     """discount factor (a battle is a few hundred learner actions)"""
     gae_lambda: float = 0.95
     """GAE lambda"""
-    ent_coef: float = 0.01
-    """entropy bonus"""
+    ent_coef: float = 0.003
+    """entropy bonus (low: the evaluated policy samples its actions, so a sharp policy
+    makes fewer careless moves)"""
     net_arch: tuple[int, ...] = (256, 256)
     """hidden layers of the policy and value networks"""
     eval_every: int = 200_000

@@ -179,3 +179,20 @@ def test_train_py_end_to_end_with_a_tiny_budget(tmp_path, monkeypatch):
     obs, *_ = env.last()
     action = agent.act(obs["observation"], obs["action_mask"], np.random.default_rng(0))
     assert obs["action_mask"][action] == 1
+
+
+def test_train_py_expected_dice_share_splits_the_training_envs(monkeypatch):
+    """The first round(share * n_envs) environments use expected dice, the others roll."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    sys.modules.pop("train", None)
+    import train
+
+    args = train.Args(n_envs=4, expected_dice_share=0.5, opponents=("random",))
+    modes = []
+    for rank in range(args.n_envs):
+        env = train.make_env(args, rank, {})()
+        modes.append(env.unwrapped.env.dice_mode)
+        env.close()
+    assert modes == ["expected", "expected", "roll", "roll"]
+    with pytest.raises(SystemExit, match="expected-dice-share"):
+        train.main(train.Args(expected_dice_share=1.5))
