@@ -59,7 +59,7 @@ class Args:
     """environments stepped together (more amortise each policy forward pass)"""
     vec_env: str = "dummy"
     """'dummy' (all in this process: fastest on 2 cores) or 'subproc' (one process each)"""
-    opponents: tuple[str, ...] = ("aggressive", "aggressive", "flanker", "random")
+    opponents: tuple[str, ...] = ("aggressive", "aggressive", "random", "random", "flanker")
     """scripted opponents in the pool (names or model:PATH); each battle draws one uniformly,
     so a name given twice is drawn twice as often"""
     self_play: bool = True
