@@ -107,23 +107,6 @@ def provocations(view: ObservationView, anchor: Pos) -> float:
     return count
 
 
-def _step_cost(view: ObservationView, anchor: Pos, vec: Pos, first: bool) -> float | None:
-    nxt = (anchor[0] + vec[0], anchor[1] + vec[1])
-    anchors = _anchors(view)
-    if not first and nxt not in anchors.free:
-        return None
-    diagonal = vec[0] != 0 and vec[1] != 0 and view.grid is GridKind.SQUARE
-    # conservative: never plan to cut a corner (outside the window counts as blocked)
-    if (
-        diagonal
-        and not first
-        and ((nxt[0], anchor[1]) not in anchors.clear or (anchor[0], nxt[1]) not in anchors.clear)
-    ):
-        return None
-    cost = DIAGONAL_COST if diagonal else 1.0
-    return cost * 2.0 if nxt in anchors.difficult else cost
-
-
 def routes(view: ObservationView, *, max_cost: float, aoo_weight: float = 10.0) -> dict[Pos, Route]:
     """Cheapest route (squares + ``aoo_weight`` per provocation) to every anchor in the
     window reachable within ``max_cost`` squares; the start is included with cost 0.
@@ -152,27 +135,23 @@ def _routes(view: ObservationView, max_cost: float, aoo_weight: float) -> dict[P
         if key > route.cost + aoo_weight * route.provoked + 1e-9:
             continue
         leave = route.provoked + provocations(view, here)
+        first = here == start
         hx, hy = here
-        if here == start:  # the first step: whatever the mask allows (see _step_cost)
-            steps = [
-                (d, (hx + vx, hy + vy), _step_cost(view, here, (vx, vy), True))
-                for d, vx, vy, _ in moves
-                if view.legal(MOVE_BASE + d)
-            ]
-        else:  # inlined _step_cost for speed (same rules)
-            steps = []
-            for d, vx, vy, diagonal in moves:
-                nxt = (hx + vx, hy + vy)
-                if nxt not in free_ or (
-                    diagonal and ((hx + vx, hy) not in clear or (hx, hy + vy) not in clear)
-                ):
+        for d, vx, vy, diagonal in moves:
+            nxt = (hx + vx, hy + vy)
+            if first:  # the first step: whatever the mask allows
+                if not view.legal(MOVE_BASE + d):
                     continue
-                cost = DIAGONAL_COST if diagonal else 1.0
-                steps.append((d, nxt, cost * 2.0 if nxt in rough else cost))
-        for d, nxt, step in steps:
-            if step is None or route.cost + step > limit:
+            elif nxt not in free_ or (  # never plan to cut a corner (outside = blocked)
+                diagonal and ((hx + vx, hy) not in clear or (hx, hy + vy) not in clear)
+            ):
                 continue
-            new = Route(route.cost + step, leave, d if here == start else route.first)
+            step = DIAGONAL_COST if diagonal else 1.0
+            if nxt in rough:
+                step *= 2.0
+            if route.cost + step > limit:
+                continue
+            new = Route(route.cost + step, leave, d if first else route.first)
             new_key = new.cost + aoo_weight * new.provoked
             old = best.get(nxt)
             if old is None or new_key < old.cost + aoo_weight * old.provoked - 1e-9:
