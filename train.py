@@ -70,6 +70,8 @@ class Args:
     """snapshots kept in the pool (the oldest leave first)"""
     learning_rate: float = 3e-4
     """Adam learning rate"""
+    anneal_lr: bool = True
+    """decay the learning rate linearly to zero over the run (a steadier final policy)"""
     n_steps: int = 256
     """rollout length per environment (n_steps * n_envs samples per update)"""
     batch_size: int = 256
@@ -177,6 +179,11 @@ def make_env(args: Args, rank: int, env_kwargs: dict) -> Callable[[], Monitor]:
     return _init
 
 
+def _schedule(start: float) -> Callable[[float], float]:
+    """A linear decay from ``start`` to zero (SB3 passes the remaining progress, 1 -> 0)."""
+    return lambda progress_remaining: progress_remaining * start
+
+
 def final_report(args: Args, model_path: Path, run_dir: Path, env_kwargs: dict) -> Report:
     """Round-robin of the saved model against the scripted agents; saved as JSON and md."""
     learned = _agent(f"model:{model_path}")
@@ -222,7 +229,7 @@ def main(args: Args) -> Path:
     model = MaskablePPO(
         "MlpPolicy",
         vec,
-        learning_rate=args.learning_rate,
+        learning_rate=_schedule(args.learning_rate) if args.anneal_lr else args.learning_rate,
         n_steps=args.n_steps,
         batch_size=args.batch_size,
         n_epochs=args.n_epochs,

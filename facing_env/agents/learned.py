@@ -5,12 +5,20 @@ scripted agents and the environment never need them (``pip install "facing-env[t
 By default the agent samples from the policy's masked action distribution with the
 generator it is given (reproducible per seed); ``deterministic=True`` takes the most likely
 action instead, which can leave a policy repeating itself when it is unsure.
+
+Model files are untrusted input: :func:`load_model` never unpickles. A ``.zip`` saved by
+stable-baselines3 keeps some entries as pickles (the policy class, the spaces, schedules);
+they are replaced by known-safe objects rebuilt from the readable fields beside them, and
+the weights are read with ``torch.load(weights_only=True)`` by stable-baselines3 itself.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+import json
+import zipfile
 
 import numpy as np
 
@@ -29,6 +37,13 @@ class PolicyAgent:
         import torch
 
         mask = np.asarray(action_mask).astype(bool)
+        expected = (self.model.observation_space.shape[0], int(self.model.action_space.n))
+        if (np.size(observation), mask.size) != expected:
+            raise ValueError(
+                f"the model expects observations of {expected[0]} values and masks of "
+                f"{expected[1]} actions, got {np.size(observation)} and {mask.size}: "
+                "was it trained on another scenario's layout?"
+            )
         obs = torch.as_tensor(np.asarray(observation, dtype=np.float32)[None])
         with torch.no_grad():
             dist = self.model.policy.get_distribution(obs, action_masks=mask[None])
@@ -55,7 +70,7 @@ class LearnedAgent(PolicyAgent):
 
     def __init__(self, path: str | Path, device: str = "cpu", deterministic: bool = False) -> None:
         try:
-            from sb3_contrib import MaskablePPO
+            import sb3_contrib  # noqa: F401 - fail here, with the extra's name
         except ImportError as error:
             raise ImportError(
                 "the learned agent needs sb3-contrib: install the 'train' extra "
@@ -65,11 +80,90 @@ class LearnedAgent(PolicyAgent):
         if not self.path.exists() and not self.path.with_suffix(".zip").exists():
             raise FileNotFoundError(f"no model file at {self.path}")
         self.device = device
-        self._loader = MaskablePPO
         super().__init__(None, deterministic)
 
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The policy's masked action probabilities (loading the model if needed)."""
         if self.model is None:
-            self.model = self._loader.load(str(self.path), device=self.device)
+            self.model = load_model(self.path, self.device)
         return super().probabilities(observation, action_mask)
+
+
+class ModelFileError(ValueError):
+    """A model file that is not a readable MaskablePPO ``.zip``."""
+
+
+def load_model(path: str | Path, device: str = "cpu") -> Any:
+    """A ``MaskablePPO`` from a ``.zip`` without unpickling anything in it (see the module
+    docstring); raises :class:`ModelFileError` naming the file and the problem."""
+    from sb3_contrib import MaskablePPO
+
+    path = Path(path)
+    if not path.exists() and path.with_suffix(".zip").exists():
+        path = path.with_suffix(".zip")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = json.loads(archive.read("data"))
+            if "policy.pth" not in archive.namelist():
+                raise ModelFileError(f"{path}: no policy.pth in the archive")
+    except (OSError, zipfile.BadZipFile, KeyError, json.JSONDecodeError) as error:
+        raise ModelFileError(f"{path}: not a stable-baselines3 model archive ({error})") from error
+    if not isinstance(data, dict):
+        raise ModelFileError(f"{path}: the 'data' entry is not a JSON object")
+    try:
+        return MaskablePPO.load(path, device=device, custom_objects=_safe_objects(path, data))
+    except ModelFileError:
+        raise
+    except Exception as error:  # a shape mismatch, a truncated tensor file, ...
+        raise ModelFileError(f"{path}: cannot load the model ({error})") from error
+
+
+def _safe_objects(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """Replacements for every pickled entry of a saved model's ``data``."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    def constant(value: float) -> Any:
+        return lambda _progress: value
+
+    replacements: dict[str, Any] = {
+        "policy_class": MaskableActorCriticPolicy,
+        "rollout_buffer_class": MaskableRolloutBuffer,
+        "learning_rate": 0.0,  # training-only entries: inert stand-ins
+        "lr_schedule": constant(0.0),
+        "clip_range": constant(0.2),
+        "clip_range_vf": None,
+    }
+    objects: dict[str, Any] = {}
+    for key, value in data.items():
+        if not (isinstance(value, dict) and ":serialized:" in value):
+            continue
+        if key == "observation_space":
+            objects[key] = _box(path, value, spaces)
+        elif key == "action_space":
+            objects[key] = _discrete(path, value, spaces)
+        else:
+            objects[key] = replacements.get(key)
+    for key in ("observation_space", "action_space"):
+        if key not in objects:
+            raise ModelFileError(f"{path}: no {key} in the model data")
+    return objects
+
+
+def _box(path: Path, entry: dict[str, Any], spaces: Any) -> Any:
+    try:
+        shape = tuple(int(n) for n in entry["_shape"])
+        low, high = float(entry["low_repr"]), float(entry["high_repr"])
+        dtype = np.dtype(str(entry["dtype"]))
+    except (KeyError, TypeError, ValueError) as error:
+        raise ModelFileError(f"{path}: observation_space is not a Box ({error})") from error
+    return spaces.Box(low, high, shape, dtype)
+
+
+def _discrete(path: Path, entry: dict[str, Any], spaces: Any) -> Any:
+    try:
+        n = int(entry["n"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise ModelFileError(f"{path}: action_space is not Discrete ({error})") from error
+    return spaces.Discrete(n)

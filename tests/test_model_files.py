@@ -1,0 +1,85 @@
+"""Saved models are untrusted input: loading one unpickles nothing and bad files get a
+clear error naming the file (README "Security of input files")."""
+
+from __future__ import annotations
+
+import base64
+import json
+import pickle
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from sb3_contrib import MaskablePPO  # noqa: E402
+
+from facing_env.agents.learned import LearnedAgent, ModelFileError, load_model  # noqa: E402
+from facing_env.wrappers import TeamLearnerEnv  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def saved_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    env = TeamLearnerEnv("duel", opponents=("random",))
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0, device="cpu")
+    path = tmp_path_factory.mktemp("model") / "model.zip"
+    model.save(path)
+    return path
+
+
+class _Marker:
+    """Unpickling this writes a file: proof that something was executed."""
+
+    target = ""
+
+    def __reduce__(self) -> tuple:
+        return (Path(self.target).write_text, ("executed",))
+
+
+def test_load_model_unpickles_nothing(saved_model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import cloudpickle
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("cloudpickle.loads was called")
+
+    monkeypatch.setattr(cloudpickle, "loads", refuse)
+    model = load_model(saved_model)
+    assert model.observation_space.shape == TeamLearnerEnv("duel").observation_space.shape
+    assert model.action_space.n == 36
+
+
+def test_a_pickled_payload_in_a_model_file_is_not_executed(saved_model: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "executed.txt"
+    _Marker.target = str(marker)
+    evil = tmp_path / "evil.zip"
+    with zipfile.ZipFile(saved_model) as src, zipfile.ZipFile(evil, "w") as dst:
+        for name in src.namelist():
+            payload = src.read(name)
+            if name == "data":
+                data = json.loads(payload)
+                blob = base64.b64encode(pickle.dumps(_Marker())).decode()
+                data["policy_class"] = {":type:": "x", ":serialized:": blob}
+                data["extra_entry"] = {":type:": "x", ":serialized:": blob}
+                payload = json.dumps(data).encode()
+            dst.writestr(name, payload)
+    agent = LearnedAgent(evil)
+    env = TeamLearnerEnv("duel", opponents=("random",))
+    obs, _ = env.reset(seed=0)
+    action = agent.act(obs, env.action_masks(), np.random.default_rng(0))
+    assert env.action_masks()[action]
+    assert not marker.exists()
+
+
+def test_a_file_that_is_not_a_model_names_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.zip"
+    bad.write_text("hello")
+    with pytest.raises(ModelFileError, match="notes.zip: not a stable-baselines3 model"):
+        load_model(bad)
+
+
+def test_a_model_of_another_layout_says_so(saved_model: Path) -> None:
+    agent = LearnedAgent(saved_model)
+    with pytest.raises(ValueError, match="another scenario's layout"):
+        agent.act(np.zeros(10, np.float32), np.ones(36, np.int8), np.random.default_rng(0))
