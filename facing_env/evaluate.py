@@ -4,9 +4,10 @@
 --games 100 --json report.json [--markdown report.md] [--record DIR] [--plots DIR]``
 
 An agent is a scripted agent's name (``random``, ``aggressive``, ``flanker``,
-``defensive``), ``model:PATH`` for a saved MaskablePPO model or ``rllib:PATH[#MODULE_ID]``
-for a module of an RLlib checkpoint (``train_rllib.py``). Every pair plays ``games``
-games over seeds ``seed, seed+1, ...``, each agent taking each team in half of them. The
+``defensive``), ``model:PATH[@T]`` for a saved MaskablePPO model (sampled at temperature
+``T``, default 1; ``@0`` plays its most likely action) or ``rllib:PATH[#MODULE_ID]`` for
+a module of an RLlib checkpoint (``train_rllib.py``). Every pair plays ``games`` games
+over seeds ``seed, seed+1, ...``, each agent taking each team in half of them. The
 report gives, per pair, wins / draws / losses with a 95% Wilson interval on the win rate;
 per agent, an openskill (Plackett-Luce) rating over all games, damage dealt per round, and
 the **attack-origin breakdown**: how many of its chosen attacks came from the defender's
@@ -329,7 +330,10 @@ def main(argv: Sequence[str] | None = None) -> Report:
     parser = argparse.ArgumentParser(prog="python -m facing_env.evaluate", description=__doc__)
     parser.add_argument("--scenario", default="duel", help="scenario name or YAML path")
     parser.add_argument(
-        "--agents", nargs="+", required=True, help="names, model:PATH or rllib:PATH[#ID]"
+        "--agents",
+        nargs="+",
+        required=True,
+        help="names, model:PATH[@TEMPERATURE] or rllib:PATH[#ID]",
     )
     parser.add_argument("--games", type=int, default=100, help="games per pair")
     parser.add_argument("--seed", type=int, default=0, help="first battle seed")

@@ -14,10 +14,10 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from sb3_contrib import MaskablePPO  # noqa: E402
+from sb3_contrib import MaskablePPO
 
-from facing_env.agents.learned import LearnedAgent, ModelFileError, load_model  # noqa: E402
-from facing_env.wrappers import TeamLearnerEnv  # noqa: E402
+from facing_env.agents.learned import LearnedAgent, ModelFileError, load_model, sharpen
+from facing_env.wrappers import TeamLearnerEnv
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def test_load_model_unpickles_nothing(saved_model: Path, monkeypatch: pytest.Mon
     assert model.action_space.n == 36
 
 
-def test_a_pickled_payload_in_a_model_file_is_not_executed(saved_model: Path, tmp_path: Path) -> None:
+def test_a_pickled_payload_is_not_executed(saved_model: Path, tmp_path: Path) -> None:
     marker = tmp_path / "executed.txt"
     _Marker.target = str(marker)
     evil = tmp_path / "evil.zip"
@@ -75,7 +75,7 @@ def test_a_pickled_payload_in_a_model_file_is_not_executed(saved_model: Path, tm
 def test_a_file_that_is_not_a_model_names_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "notes.zip"
     bad.write_text("hello")
-    with pytest.raises(ModelFileError, match="notes.zip: not a stable-baselines3 model"):
+    with pytest.raises(ModelFileError, match=r"notes\.zip: not a stable-baselines3 model"):
         load_model(bad)
 
 
@@ -83,3 +83,36 @@ def test_a_model_of_another_layout_says_so(saved_model: Path) -> None:
     agent = LearnedAgent(saved_model)
     with pytest.raises(ValueError, match="another scenario's layout"):
         agent.act(np.zeros(10, np.float32), np.ones(36, np.int8), np.random.default_rng(0))
+
+
+# -- temperature ------------------------------------------------------------------------------
+
+
+def test_sharpen_exact_values() -> None:
+    probs = np.array([0.6, 0.4, 0.0])
+    np.testing.assert_allclose(sharpen(probs, 0.5), [0.36 / 0.52, 0.16 / 0.52, 0.0])
+    np.testing.assert_allclose(sharpen(probs, 1.0), probs)
+    assert sharpen(np.array([1e-300, 1.0]), 0.01).tolist() == [0.0, 1.0]
+
+
+def test_model_spec_temperature(saved_model: Path) -> None:
+    from facing_env.agents import make_agent
+
+    agent = make_agent(f"model:{saved_model}@0.25")
+    assert isinstance(agent, LearnedAgent)
+    assert (agent.path, agent.temperature, agent.deterministic) == (saved_model, 0.25, False)
+    greedy = make_agent(f"model:{saved_model}@0")
+    assert isinstance(greedy, LearnedAgent) and greedy.deterministic
+    plain = make_agent(f"model:{saved_model}")
+    assert isinstance(plain, LearnedAgent) and plain.temperature == 1.0
+    with pytest.raises(ValueError, match="temperature after '@' must be >= 0, got -1"):
+        make_agent(f"model:{saved_model}@-1")
+
+
+def test_greedy_play_takes_the_most_likely_action(saved_model: Path) -> None:
+    env = TeamLearnerEnv("duel", opponents=("random",))
+    obs, _ = env.reset(seed=3)
+    greedy = LearnedAgent(saved_model, temperature=0.0)
+    probs = greedy.probabilities(obs, env.action_masks())
+    rngs = [np.random.default_rng(i) for i in range(5)]
+    assert {greedy.act(obs, env.action_masks(), rng) for rng in rngs} == {int(np.argmax(probs))}

@@ -11,6 +11,8 @@ that name is generic enough to collide with other installed distributions.
 >>> from facing_env.agents import make_agent
 >>> agent = make_agent("flanker")  # "random", "aggressive", "flanker", "defensive", "model:PATH"
 
+``model:PATH@T`` plays a saved policy at temperature ``T`` (``@0``: its most likely action).
+
 ``rllib:PATH`` or ``rllib:PATH#MODULE_ID`` loads a module of an RLlib checkpoint (the
 ``rllib`` extra; see :mod:`facing_env.rllib`).
 
@@ -41,23 +43,44 @@ _SCRIPTED = {
 def make_agent(name: str) -> Agent:
     """An agent by name: one of :data:`AGENT_NAMES`, ``model:PATH`` for a saved
     sb3-contrib MaskablePPO policy (needs the ``train`` extra), or ``rllib:PATH[#MODULE_ID]``
-    for a module of an RLlib checkpoint (needs the ``rllib`` extra)."""
+    for a module of an RLlib checkpoint (needs the ``rllib`` extra).
+
+    ``model:PATH@T`` samples the policy at temperature ``T`` (probabilities ``p ** (1/T)``,
+    renormalised): ``@1`` (the default) is the trained distribution, ``@0`` its most likely
+    action, values between sharpen it."""
     if name.startswith("model:"):
         from facing_env.agents.learned import LearnedAgent
 
-        path = name.removeprefix("model:")
+        path, temperature = _model_spec(name.removeprefix("model:"))
         if not path:
             raise ValueError("model: needs a path, e.g. model:runs/policy.zip")
-        return LearnedAgent(path)
+        return LearnedAgent(path, temperature=temperature)
     if name.startswith("rllib:"):
         from facing_env.rllib import load_agent
 
         return load_agent(name.removeprefix("rllib:"))
     factory = _SCRIPTED.get(name)
     if factory is None:
-        valid = ", ".join([*AGENT_NAMES, "model:PATH", "rllib:PATH[#MODULE_ID]"])
+        valid = ", ".join([*AGENT_NAMES, "model:PATH[@T]", "rllib:PATH[#MODULE_ID]"])
         raise ValueError(f"unknown agent {name!r}; expected one of {valid}")
     return factory()
+
+
+def _model_spec(spec: str) -> tuple[str, float]:
+    """``PATH`` or ``PATH@TEMPERATURE`` -> (path, temperature); an existing file named
+    with an ``@`` is taken whole."""
+    from pathlib import Path
+
+    head, at, tail = spec.rpartition("@")
+    if not at or Path(spec).exists():
+        return spec, 1.0
+    try:
+        temperature = float(tail)
+    except ValueError:
+        return spec, 1.0
+    if not temperature >= 0.0:
+        raise ValueError(f"model:{spec}: the temperature after '@' must be >= 0, got {tail}")
+    return head, temperature
 
 
 __all__ = [

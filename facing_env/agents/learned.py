@@ -14,11 +14,10 @@ the weights are read with ``torch.load(weights_only=True)`` by stable-baselines3
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import json
 import zipfile
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -28,9 +27,12 @@ from facing_env.actions import END_TURN_INDEX
 class PolicyAgent:
     """A ``MaskablePPO`` model in memory behind the agent protocol."""
 
-    def __init__(self, model: Any, deterministic: bool = False) -> None:
+    def __init__(self, model: Any, deterministic: bool = False, temperature: float = 1.0) -> None:
+        if not temperature >= 0.0:
+            raise ValueError(f"temperature must be >= 0, got {temperature}")
         self.model = model
-        self.deterministic = deterministic
+        self.deterministic = deterministic or temperature == 0.0
+        self.temperature = temperature
 
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The policy's masked action probabilities."""
@@ -62,13 +64,30 @@ class PolicyAgent:
             return END_TURN_INDEX
         if self.deterministic:
             return int(np.argmax(probs))
-        return int(rng.choice(probs.size, p=probs / total))
+        return int(rng.choice(probs.size, p=sharpen(probs / total, self.temperature)))
+
+
+def sharpen(probs: np.ndarray, temperature: float) -> np.ndarray:
+    """``probs ** (1 / temperature)`` renormalised (computed in log space, so a small
+    temperature cannot underflow); zeros stay zero, ``temperature`` 1 changes nothing."""
+    if temperature == 1.0:
+        return probs
+    logp = np.full(probs.size, -np.inf)
+    logp[probs > 0] = np.log(probs[probs > 0]) / temperature
+    out = np.exp(logp - logp.max())
+    return out / out.sum()
 
 
 class LearnedAgent(PolicyAgent):
     """A saved ``MaskablePPO`` model (``.zip``), read on the first ``act``."""
 
-    def __init__(self, path: str | Path, device: str = "cpu", deterministic: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        device: str = "cpu",
+        deterministic: bool = False,
+        temperature: float = 1.0,
+    ) -> None:
         try:
             import sb3_contrib  # noqa: F401 - fail here, with the extra's name
         except ImportError as error:
@@ -80,7 +99,7 @@ class LearnedAgent(PolicyAgent):
         if not self.path.exists() and not self.path.with_suffix(".zip").exists():
             raise FileNotFoundError(f"no model file at {self.path}")
         self.device = device
-        super().__init__(None, deterministic)
+        super().__init__(None, deterministic, temperature)
 
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The policy's masked action probabilities (loading the model if needed)."""

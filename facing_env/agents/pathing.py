@@ -94,6 +94,14 @@ def free(view: ObservationView, anchor: Pos) -> bool:
 def provocations(view: ObservationView, anchor: Pos) -> float:
     """Enemies with an attack of opportunity left that threaten the observer at ``anchor``
     (walking out of there provokes each of them)."""
+    memo = view.__dict__.setdefault("_path_provocations", {})
+    count = memo.get(anchor)
+    if count is None:
+        count = memo[anchor] = _provocations(view, anchor)
+    return count
+
+
+def _provocations(view: ObservationView, anchor: Pos) -> float:
     cells = footprint(view, anchor)
     if not any(view.at("threatened_by_enemies", c) > 0 for c in cells):
         return 0.0
@@ -119,25 +127,29 @@ def routes(view: ObservationView, *, max_cost: float, aoo_weight: float = 10.0) 
 
 
 def _routes(view: ObservationView, max_cost: float, aoo_weight: float) -> dict[Pos, Route]:
+    # (cost, provoked, first) tuples while searching; Route records only in the answer
     start: Pos = (0, 0)
-    best: dict[Pos, Route] = {start: Route(0.0, 0.0, -1)}
+    best: dict[Pos, tuple[float, float, int]] = {start: (0.0, 0.0, -1)}
     heap: list[tuple[float, float, Pos]] = [(0.0, 0.0, start)]
     anchors = _anchors(view)
     free_, clear, rough = anchors.free, anchors.clear, anchors.difficult
     square = view.grid is GridKind.SQUARE
     moves = [
-        (d, vx, vy, square and vx != 0 and vy != 0) for d, (vx, vy) in enumerate(view.directions)
+        (d, vx, vy, diagonal, DIAGONAL_COST if diagonal else 1.0)
+        for d, (vx, vy) in enumerate(view.directions)
+        for diagonal in (square and vx != 0 and vy != 0,)
     ]
     limit = max_cost + 1e-9
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        key, _, here = heapq.heappop(heap)
-        route = best[here]
-        if key > route.cost + aoo_weight * route.provoked + 1e-9:
+        key, _, here = pop(heap)
+        cost, provoked, first_dir = best[here]
+        if key > cost + aoo_weight * provoked + 1e-9:
             continue
-        leave = route.provoked + provocations(view, here)
+        leave = provoked + provocations(view, here)
         first = here == start
         hx, hy = here
-        for d, vx, vy, diagonal in moves:
+        for d, vx, vy, diagonal, base in moves:
             nxt = (hx + vx, hy + vy)
             if first:  # the first step: whatever the mask allows
                 if not view.legal(MOVE_BASE + d):
@@ -146,15 +158,13 @@ def _routes(view: ObservationView, max_cost: float, aoo_weight: float) -> dict[P
                 diagonal and ((hx + vx, hy) not in clear or (hx, hy + vy) not in clear)
             ):
                 continue
-            step = DIAGONAL_COST if diagonal else 1.0
-            if nxt in rough:
-                step *= 2.0
-            if route.cost + step > limit:
+            step = base * 2.0 if nxt in rough else base
+            new_cost = cost + step
+            if new_cost > limit:
                 continue
-            new = Route(route.cost + step, leave, d if first else route.first)
-            new_key = new.cost + aoo_weight * new.provoked
+            new_key = new_cost + aoo_weight * leave
             old = best.get(nxt)
-            if old is None or new_key < old.cost + aoo_weight * old.provoked - 1e-9:
-                best[nxt] = new
-                heapq.heappush(heap, (new_key, new.cost, nxt))
-    return best
+            if old is None or new_key < old[0] + aoo_weight * old[1] - 1e-9:
+                best[nxt] = (new_cost, leave, d if first else first_dir)
+                push(heap, (new_key, new_cost, nxt))
+    return {anchor: Route(*entry) for anchor, entry in best.items()}
