@@ -95,6 +95,9 @@ class Args:
     """games per pair in the final evaluation (0: skip it)"""
     final_eval_agents: tuple[str, ...] = ("random", "aggressive", "flanker", "defensive")
     """scripted agents the final model is evaluated against"""
+    eval_temperature: float = 0.0
+    """temperature of the learner in evaluations (0: its most likely action, as
+    stable-baselines3's evaluate_policy plays; 1: sample the trained distribution)"""
     checkpoint_every: int = 250_000
     """learner actions between checkpoints (0: none)"""
     runs_dir: str = "runs"
@@ -135,14 +138,14 @@ class SelfPlayAndEvalCallback(BaseCallback):
     def _snapshot(self) -> None:
         path = self.run_dir / "snapshots" / f"step_{self.num_timesteps}.zip"
         self.model.save(path)
-        spec = f"model:{path}"
+        spec = f"model:{path}@1"  # snapshots sample, whatever the evaluations do
         self.training_env.env_method("add_opponent", spec)
         self.snapshots.append(spec)
         if len(self.snapshots) > self.args.max_snapshots:
             self.training_env.env_method("remove_opponent", self.snapshots.pop(0))
 
     def _quick_eval(self) -> None:
-        learner = PolicyAgent(self.model)
+        learner = PolicyAgent(self.model, temperature=self.args.eval_temperature)
         for opponent in ("random", "aggressive"):
             report = evaluate(
                 self.args.scenario,
@@ -186,7 +189,7 @@ def _schedule(start: float) -> Callable[[float], float]:
 
 def final_report(args: Args, model_path: Path, run_dir: Path, env_kwargs: dict) -> Report:
     """Round-robin of the saved model against the scripted agents; saved as JSON and md."""
-    learned = _agent(f"model:{model_path}")
+    learned = _agent(f"model:{model_path}@{args.eval_temperature:g}")
     report = evaluate(
         args.scenario,
         ["learned", *args.final_eval_agents],
@@ -209,6 +212,8 @@ def main(args: Args) -> Path:
     """Train, save, evaluate; returns the model path."""
     # -- seeding and run folder ------------------------------------------------------------
     load_scenario(args.scenario)  # fail early with a clear ScenarioError
+    if not args.eval_temperature >= 0.0:
+        raise SystemExit(f"--eval-temperature must be >= 0, got {args.eval_temperature}")
     if not 0.0 <= args.expected_dice_share <= 1.0:
         raise SystemExit(f"--expected-dice-share must be in [0, 1], got {args.expected_dice_share}")
     run_name = f"{Path(args.scenario).stem}__{args.exp_name}__{args.seed}__{int(time.time())}"

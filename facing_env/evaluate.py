@@ -4,8 +4,8 @@
 --games 100 --json report.json [--markdown report.md] [--record DIR] [--plots DIR]``
 
 An agent is a scripted agent's name (``random``, ``aggressive``, ``flanker``,
-``defensive``), ``model:PATH[@T]`` for a saved MaskablePPO model (sampled at temperature
-``T``, default 1; ``@0`` plays its most likely action) or ``rllib:PATH[#MODULE_ID]`` for
+``defensive``), ``model:PATH[@T]`` for a saved MaskablePPO model (its most likely action;
+with ``@T`` sampled at temperature ``T``, ``@1`` as trained) or ``rllib:PATH[#MODULE_ID]`` for
 a module of an RLlib checkpoint (``train_rllib.py``). Every pair plays ``games`` games
 over seeds ``seed, seed+1, ...``, each agent taking each team in half of them. The
 report gives, per pair, wins / draws / losses with a 95% Wilson interval on the win rate;

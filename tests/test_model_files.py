@@ -103,8 +103,10 @@ def test_model_spec_temperature(saved_model: Path) -> None:
     assert (agent.path, agent.temperature, agent.deterministic) == (saved_model, 0.25, False)
     greedy = make_agent(f"model:{saved_model}@0")
     assert isinstance(greedy, LearnedAgent) and greedy.deterministic
-    plain = make_agent(f"model:{saved_model}")
-    assert isinstance(plain, LearnedAgent) and plain.temperature == 1.0
+    plain = make_agent(f"model:{saved_model}")  # greedy, as stable-baselines3 evaluates
+    assert isinstance(plain, LearnedAgent) and plain.deterministic
+    sampled = make_agent(f"model:{saved_model}@1")
+    assert isinstance(sampled, LearnedAgent) and sampled.temperature == 1.0
     with pytest.raises(ValueError, match="temperature after '@' must be >= 0, got -1"):
         make_agent(f"model:{saved_model}@-1")
 

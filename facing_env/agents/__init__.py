@@ -11,7 +11,8 @@ that name is generic enough to collide with other installed distributions.
 >>> from facing_env.agents import make_agent
 >>> agent = make_agent("flanker")  # "random", "aggressive", "flanker", "defensive", "model:PATH"
 
-``model:PATH@T`` plays a saved policy at temperature ``T`` (``@0``: its most likely action).
+``model:PATH`` plays a saved policy's most likely action; ``model:PATH@T`` samples it at
+temperature ``T`` (``@1``: as trained).
 
 ``rllib:PATH`` or ``rllib:PATH#MODULE_ID`` loads a module of an RLlib checkpoint (the
 ``rllib`` extra; see :mod:`facing_env.rllib`).
@@ -45,9 +46,9 @@ def make_agent(name: str) -> Agent:
     sb3-contrib MaskablePPO policy (needs the ``train`` extra), or ``rllib:PATH[#MODULE_ID]``
     for a module of an RLlib checkpoint (needs the ``rllib`` extra).
 
-    ``model:PATH@T`` samples the policy at temperature ``T`` (probabilities ``p ** (1/T)``,
-    renormalised): ``@1`` (the default) is the trained distribution, ``@0`` its most likely
-    action, values between sharpen it."""
+    ``model:PATH`` plays the policy's most likely action (as stable-baselines3 evaluates);
+    ``model:PATH@T`` samples it at temperature ``T`` (probabilities ``p ** (1/T)``,
+    renormalised): ``@1`` is the trained distribution, values between sharpen it."""
     if name.startswith("model:"):
         from facing_env.agents.learned import LearnedAgent
 
@@ -73,11 +74,11 @@ def _model_spec(spec: str) -> tuple[str, float]:
 
     head, at, tail = spec.rpartition("@")
     if not at or Path(spec).exists():
-        return spec, 1.0
+        return spec, 0.0
     try:
         temperature = float(tail)
     except ValueError:
-        return spec, 1.0
+        return spec, 0.0
     if not temperature >= 0.0:
         raise ValueError(f"model:{spec}: the temperature after '@' must be >= 0, got {tail}")
     return head, temperature

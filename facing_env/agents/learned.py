@@ -2,9 +2,10 @@
 
 sb3-contrib (and torch) are imported only here, when such an agent is made, so that the
 scripted agents and the environment never need them (``pip install "facing-env[train]"``).
-By default the agent samples from the policy's masked action distribution with the
-generator it is given (reproducible per seed); ``deterministic=True`` takes the most likely
-action instead, which can leave a policy repeating itself when it is unsure.
+By default the agent plays the policy's most likely action (``temperature=0``, as
+stable-baselines3's ``evaluate_policy`` and the RLlib agent do); ``temperature=1`` samples
+the trained distribution with the generator it is given (reproducible per seed), and values
+between sharpen it (:func:`sharpen`).
 
 Model files are untrusted input: :func:`load_model` never unpickles. A ``.zip`` saved by
 stable-baselines3 keeps some entries as pickles (the policy class, the spaces, schedules);
@@ -27,12 +28,16 @@ from facing_env.actions import END_TURN_INDEX
 class PolicyAgent:
     """A ``MaskablePPO`` model in memory behind the agent protocol."""
 
-    def __init__(self, model: Any, deterministic: bool = False, temperature: float = 1.0) -> None:
+    def __init__(self, model: Any, temperature: float = 0.0) -> None:
         if not temperature >= 0.0:
             raise ValueError(f"temperature must be >= 0, got {temperature}")
         self.model = model
-        self.deterministic = deterministic or temperature == 0.0
         self.temperature = temperature
+
+    @property
+    def deterministic(self) -> bool:
+        """Whether the agent always plays the most likely action (temperature 0)."""
+        return self.temperature == 0.0
 
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The policy's masked action probabilities."""
@@ -56,7 +61,7 @@ class PolicyAgent:
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
-        """A legal action: sampled with ``rng``, or the most likely one."""
+        """A legal action: the most likely one, or sampled with ``rng`` at the temperature."""
         mask = np.asarray(action_mask).astype(bool)
         probs = self.probabilities(observation, mask)
         total = probs.sum()
@@ -85,8 +90,7 @@ class LearnedAgent(PolicyAgent):
         self,
         path: str | Path,
         device: str = "cpu",
-        deterministic: bool = False,
-        temperature: float = 1.0,
+        temperature: float = 0.0,
     ) -> None:
         try:
             import sb3_contrib  # noqa: F401 - fail here, with the extra's name
@@ -99,7 +103,7 @@ class LearnedAgent(PolicyAgent):
         if not self.path.exists() and not self.path.with_suffix(".zip").exists():
             raise FileNotFoundError(f"no model file at {self.path}")
         self.device = device
-        super().__init__(None, deterministic, temperature)
+        super().__init__(None, temperature)
 
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The policy's masked action probabilities (loading the model if needed)."""
