@@ -60,10 +60,12 @@ class Args:
     vec_env: str = "dummy"
     """'dummy' (all in this process: fastest on 2 cores) or 'subproc' (one process each)"""
     opponents: tuple[str, ...] = ("aggressive", "aggressive", "random", "random", "flanker")
-    """scripted opponents in the pool (names or model:PATH); each battle draws one uniformly,
-    so a name given twice is drawn twice as often"""
-    self_play: bool = True
-    """add frozen snapshots of the learner to the opponent pool"""
+    """opponents in the pool (scripted names or model:PATH[@T]); each battle draws one
+    uniformly, so a name given twice is drawn twice as often"""
+    self_play: bool = False
+    """add frozen snapshots of the learner to the opponent pool (off by default: on the
+    duel, 800k steps with three snapshots in the pool drew 33 of 200 games against random
+    and won 0.39 against defensive, without them 2 draws and 0.60)"""
     snapshot_every: int = 100_000
     """learner actions between self-play snapshots"""
     max_snapshots: int = 3

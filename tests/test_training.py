@@ -154,6 +154,7 @@ def test_train_py_end_to_end_with_a_tiny_budget(tmp_path, monkeypatch):
         n_epochs=1,
         eval_every=256,
         eval_games=2,
+        self_play=True,
         snapshot_every=256,
         checkpoint_every=256,
         final_eval_games=2,
@@ -165,7 +166,8 @@ def test_train_py_end_to_end_with_a_tiny_budget(tmp_path, monkeypatch):
     run_dir = model_path.parent
     assert model_path.name == "model.zip" and model_path.exists()
     assert (run_dir / "report.json").exists() and (run_dir / "report.md").exists()
-    assert list((run_dir / "snapshots").glob("*.zip"))
+    assert list((run_dir / "snapshots").glob("*.zip"))  # self-play snapshots were taken
+    assert json.loads((run_dir / "args.json").read_text())["eval_temperature"] == 0.0
     report = json.loads((run_dir / "report.json").read_text())
     assert report["pairs"][0]["a"] == "learned"
     markdown = (run_dir / "report.md").read_text()
@@ -196,3 +198,5 @@ def test_train_py_expected_dice_share_splits_the_training_envs(monkeypatch):
     assert modes == ["expected", "expected", "roll", "roll"]
     with pytest.raises(SystemExit, match="expected-dice-share"):
         train.main(train.Args(expected_dice_share=1.5))
+    with pytest.raises(SystemExit, match="eval-temperature must be >= 0, got -1"):
+        train.main(train.Args(eval_temperature=-1.0))
