@@ -175,13 +175,26 @@ def _safe_objects(path: Path, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _box(path: Path, entry: dict[str, Any], spaces: Any) -> Any:
+    """The observation Box from its readable shape and dtype. The bounds are taken from
+    ``low_repr``/``high_repr`` when the saving gymnasium wrote them (1.4 leaves them None),
+    else unbounded: acting uses only the shape and dtype of a float Box."""
     try:
         shape = tuple(int(n) for n in entry["_shape"])
-        low, high = float(entry["low_repr"]), float(entry["high_repr"])
         dtype = np.dtype(str(entry["dtype"]))
     except (KeyError, TypeError, ValueError) as error:
         raise ModelFileError(f"{path}: observation_space is not a Box ({error})") from error
-    return spaces.Box(low, high, shape, dtype)
+    if dtype.kind != "f":
+        raise ModelFileError(f"{path}: observation_space has dtype {dtype}, expected a float")
+    return spaces.Box(
+        _bound(entry, "low_repr", -np.inf), _bound(entry, "high_repr", np.inf), shape, dtype
+    )
+
+
+def _bound(entry: dict[str, Any], key: str, default: float) -> float:
+    try:
+        return float(entry.get(key))
+    except (TypeError, ValueError):
+        return default
 
 
 def _discrete(path: Path, entry: dict[str, Any], spaces: Any) -> Any:
