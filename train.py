@@ -185,8 +185,9 @@ def make_env(args: Args, rank: int, env_kwargs: dict) -> Callable[[], Monitor]:
 
 
 def _schedule(start: float) -> Callable[[float], float]:
-    """A linear decay from ``start`` to zero (SB3 passes the remaining progress, 1 -> 0)."""
-    return lambda progress_remaining: progress_remaining * start
+    """A linear decay from ``start`` to zero (SB3 passes the remaining progress, 1 -> 0; it
+    dips below 0 in the last rollout, which overshoots the budget, so it is clamped)."""
+    return lambda progress_remaining: max(progress_remaining, 0.0) * start
 
 
 def final_report(args: Args, model_path: Path, run_dir: Path, env_kwargs: dict) -> Report:
