@@ -192,7 +192,7 @@ def _schedule(start: float) -> Callable[[float], float]:
 
 def final_report(args: Args, model_path: Path, run_dir: Path, env_kwargs: dict) -> Report:
     """Round-robin of the saved model against the scripted agents; saved as JSON and md."""
-    learned = _agent(f"model:{model_path}@{args.eval_temperature:g}")
+    learned = _agent(f"model:{model_path}@{args.eval_temperature!r}")
     report = evaluate(
         args.scenario,
         ["learned", *args.final_eval_agents],

@@ -47,7 +47,23 @@ def test_load_model_unpickles_nothing(saved_model: Path, monkeypatch: pytest.Mon
     monkeypatch.setattr(cloudpickle, "loads", refuse)
     model = load_model(saved_model)
     assert model.observation_space.shape == TeamLearnerEnv("duel").observation_space.shape
+
     assert model.action_space.n == 36
+
+
+def test_the_loaded_policy_acts_as_the_saved_one(saved_model: Path) -> None:
+    from facing_env.agents.learned import PolicyAgent
+
+    ours, sb3 = PolicyAgent(load_model(saved_model)), PolicyAgent(MaskablePPO.load(saved_model))
+    env = TeamLearnerEnv("duel", opponents=("aggressive",))
+    obs, _ = env.reset(seed=0)
+    for _ in range(40):
+        mask = env.action_masks()
+        expected = sb3.probabilities(obs, mask)
+        np.testing.assert_array_equal(ours.probabilities(obs, mask), expected)
+        obs, _, done, truncated, _ = env.step(int(np.argmax(expected)))
+        if done or truncated:
+            obs, _ = env.reset()
 
 
 def test_a_pickled_payload_is_not_executed(saved_model: Path, tmp_path: Path) -> None:
@@ -72,6 +88,52 @@ def test_a_pickled_payload_is_not_executed(saved_model: Path, tmp_path: Path) ->
     assert not marker.exists()
 
 
+def _rewrite(src: Path, dst: Path, edit: object) -> Path:
+    """A copy of a model archive with its ``data`` JSON passed through ``edit``."""
+    with zipfile.ZipFile(src) as a, zipfile.ZipFile(dst, "w") as b:
+        for name in a.namelist():
+            payload = a.read(name)
+            if name == "data":
+                data = json.loads(payload)
+                edit(data)  # type: ignore[operator]
+                payload = json.dumps(data).encode()
+            b.writestr(name, payload)
+    return dst
+
+
+def test_a_model_file_cannot_make_the_loader_import_a_module(
+    saved_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marker = tmp_path / "imported.txt"
+    (tmp_path / "planted_env_module.py").write_text(
+        f"from pathlib import Path\nPath({str(marker)!r}).write_text('imported')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    evil = _rewrite(
+        saved_model, tmp_path / "env.zip", lambda d: d.update(env="planted_env_module:Env-v0")
+    )
+    assert load_model(evil).action_space.n == 36
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d["policy_kwargs"].update(net_arch=[10**9]), "net_arch needs at most"),
+        (lambda d: d["policy_kwargs"].update(activation_fn="x"), "unsupported policy_kwargs"),
+        (lambda d: d["observation_space"].update(_shape=[3, 3]), "flat float Box"),
+        (lambda d: d["action_space"].update(n="0"), "Discrete"),
+        (lambda d: d["policy_kwargs"].update(net_arch=[8]), "weights do not fit"),
+    ],
+)
+def test_a_model_file_outside_the_limits_names_the_problem(
+    saved_model: Path, tmp_path: Path, edit: object, message: str
+) -> None:
+    bad = _rewrite(saved_model, tmp_path / "bad.zip", edit)
+    with pytest.raises(ModelFileError, match=message):
+        load_model(bad)
+
+
 def test_a_file_that_is_not_a_model_names_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "notes.zip"
     bad.write_text("hello")
@@ -93,6 +155,7 @@ def test_sharpen_exact_values() -> None:
     np.testing.assert_allclose(sharpen(probs, 0.5), [0.36 / 0.52, 0.16 / 0.52, 0.0])
     np.testing.assert_allclose(sharpen(probs, 1.0), probs)
     assert sharpen(np.array([1e-300, 1.0]), 0.01).tolist() == [0.0, 1.0]
+    assert sharpen(probs, 1e-310).tolist() == [1.0, 0.0, 0.0]  # overflow: greedy
 
 
 def test_model_spec_temperature(saved_model: Path) -> None:
@@ -109,6 +172,10 @@ def test_model_spec_temperature(saved_model: Path) -> None:
     assert isinstance(sampled, LearnedAgent) and sampled.temperature == 1.0
     with pytest.raises(ValueError, match="temperature after '@' must be >= 0, got -1"):
         make_agent(f"model:{saved_model}@-1")
+    named = saved_model.with_name("policy@1.zip")  # an '@' in the file name itself
+    named.write_bytes(saved_model.read_bytes())
+    whole = make_agent(f"model:{named.with_suffix('')}")
+    assert isinstance(whole, LearnedAgent) and whole.path == named.with_suffix("")
 
 
 def test_greedy_play_takes_the_most_likely_action(saved_model: Path) -> None:

@@ -69,11 +69,11 @@ def make_agent(name: str) -> Agent:
 
 def _model_spec(spec: str) -> tuple[str, float]:
     """``PATH`` or ``PATH@TEMPERATURE`` -> (path, temperature); an existing file named
-    with an ``@`` is taken whole."""
+    with an ``@`` (with or without its ``.zip``) is taken whole."""
     from pathlib import Path
 
     head, at, tail = spec.rpartition("@")
-    if not at or Path(spec).exists():
+    if not at or Path(spec).exists() or Path(spec + ".zip").exists():
         return spec, 0.0
     try:
         temperature = float(tail)

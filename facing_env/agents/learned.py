@@ -7,16 +7,19 @@ stable-baselines3's ``evaluate_policy`` and the RLlib agent do); ``temperature=1
 the trained distribution with the generator it is given (reproducible per seed), and values
 between sharpen it (:func:`sharpen`).
 
-Model files are untrusted input: :func:`load_model` never unpickles. A ``.zip`` saved by
-stable-baselines3 keeps some entries as pickles (the policy class, the spaces, schedules);
-they are replaced by known-safe objects rebuilt from the readable fields beside them, and
-the weights are read with ``torch.load(weights_only=True)`` by stable-baselines3 itself.
+Model files are untrusted input: :func:`load_model` does not hand them to
+``MaskablePPO.load`` (which unpickles entries of the archive and feeds others to
+``gym.make``). It reads the file once, takes only the readable shape of the spaces and the
+network sizes from the archive's JSON (checked against limits), builds the policy itself and
+loads the weights with ``torch.load(weights_only=True)``; nothing else in the file is used.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +29,8 @@ from facing_env.actions import END_TURN_INDEX
 
 
 class PolicyAgent:
-    """A ``MaskablePPO`` model in memory behind the agent protocol."""
+    """A ``MaskablePPO`` model (or a :class:`LoadedPolicy`) in memory behind the agent
+    protocol."""
 
     def __init__(self, model: Any, temperature: float = 0.0) -> None:
         if not temperature >= 0.0:
@@ -78,8 +82,14 @@ def sharpen(probs: np.ndarray, temperature: float) -> np.ndarray:
     if temperature == 1.0:
         return probs
     logp = np.full(probs.size, -np.inf)
-    logp[probs > 0] = np.log(probs[probs > 0]) / temperature
-    out = np.exp(logp - logp.max())
+    with np.errstate(over="ignore"):  # a tiny temperature overflows: treat it as greedy
+        logp[probs > 0] = np.log(probs[probs > 0]) / temperature
+    top = logp.max()
+    if not np.isfinite(top) or np.isinf(logp[probs > 0]).any():
+        out = np.zeros(probs.size)
+        out[int(np.argmax(probs))] = 1.0
+        return out
+    out = np.exp(logp - top)
     return out / out.sum()
 
 
@@ -113,93 +123,122 @@ class LearnedAgent(PolicyAgent):
 
 
 class ModelFileError(ValueError):
-    """A model file that is not a readable MaskablePPO ``.zip``."""
+    """A model file that is not a readable MaskablePPO ``.zip`` of a supported shape."""
 
 
-def load_model(path: str | Path, device: str = "cpu") -> Any:
-    """A ``MaskablePPO`` from a ``.zip`` without unpickling anything in it (see the module
-    docstring); raises :class:`ModelFileError` naming the file and the problem."""
-    from sb3_contrib import MaskablePPO
+MAX_FILE_BYTES = 1 << 30
+MAX_OBSERVATION = 1_000_000
+MAX_ACTIONS = 100_000
+MAX_LAYERS, MAX_WIDTH = 16, 4096
+_POLICY_FLAGS = ("share_features_extractor", "ortho_init", "normalize_images")
+
+
+@dataclass(frozen=True)
+class LoadedPolicy:
+    """A policy read from a model file: what :class:`PolicyAgent` needs of a model."""
+
+    policy: Any
+    observation_space: Any
+    action_space: Any
+
+
+def load_model(path: str | Path, device: str = "cpu") -> LoadedPolicy:
+    """The policy of a MaskablePPO ``.zip`` without unpickling or importing anything named
+    in it (see the module docstring); raises :class:`ModelFileError` naming the file."""
+    import torch
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     path = Path(path)
     if not path.exists() and path.with_suffix(".zip").exists():
         path = path.with_suffix(".zip")
     try:
-        with zipfile.ZipFile(path) as archive:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise ModelFileError(f"{path}: larger than {MAX_FILE_BYTES} bytes")
+        blob = path.read_bytes()  # one read: what is checked is what is loaded
+        with zipfile.ZipFile(io.BytesIO(blob)) as archive:
             data = json.loads(archive.read("data"))
-            if "policy.pth" not in archive.namelist():
-                raise ModelFileError(f"{path}: no policy.pth in the archive")
-    except (OSError, zipfile.BadZipFile, KeyError, json.JSONDecodeError) as error:
+            weights = archive.read("policy.pth")
+    except ModelFileError:
+        raise
+    except Exception as error:  # missing entries, bad zip or JSON, odd compression, ...
         raise ModelFileError(f"{path}: not a stable-baselines3 model archive ({error})") from error
     if not isinstance(data, dict):
         raise ModelFileError(f"{path}: the 'data' entry is not a JSON object")
+    observation_space = spaces.Box(-np.inf, np.inf, (_observation_size(path, data),), np.float32)
+    action_space = spaces.Discrete(_action_count(path, data))
+    policy_kwargs = _policy_kwargs(path, data.get("policy_kwargs", {}))
     try:
-        return MaskablePPO.load(path, device=device, custom_objects=_safe_objects(path, data))
-    except ModelFileError:
-        raise
-    except Exception as error:  # a shape mismatch, a truncated tensor file, ...
-        raise ModelFileError(f"{path}: cannot load the model ({error})") from error
+        policy = MaskableActorCriticPolicy(
+            observation_space, action_space, lambda _progress: 0.0, **policy_kwargs
+        )
+        state = torch.load(io.BytesIO(weights), map_location=device, weights_only=True)
+        policy.load_state_dict(state)
+    except Exception as error:
+        raise ModelFileError(
+            f"{path}: the weights do not fit the stored network ({error})"
+        ) from error
+    policy.set_training_mode(False)
+    return LoadedPolicy(policy.to(device), observation_space, action_space)
 
 
-def _safe_objects(path: Path, data: dict[str, Any]) -> dict[str, Any]:
-    """Replacements for every pickled entry of a saved model's ``data``."""
-    from gymnasium import spaces
-    from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    def constant(value: float) -> Any:
-        return lambda _progress: value
-
-    replacements: dict[str, Any] = {
-        "policy_class": MaskableActorCriticPolicy,
-        "rollout_buffer_class": MaskableRolloutBuffer,
-        "learning_rate": 0.0,  # training-only entries: inert stand-ins
-        "lr_schedule": constant(0.0),
-        "clip_range": constant(0.2),
-        "clip_range_vf": None,
-    }
-    objects: dict[str, Any] = {}
-    for key, value in data.items():
-        if not (isinstance(value, dict) and ":serialized:" in value):
-            continue
-        if key == "observation_space":
-            objects[key] = _box(path, value, spaces)
-        elif key == "action_space":
-            objects[key] = _discrete(path, value, spaces)
-        else:
-            objects[key] = replacements.get(key)
-    for key in ("observation_space", "action_space"):
-        if key not in objects:
-            raise ModelFileError(f"{path}: no {key} in the model data")
-    return objects
-
-
-def _box(path: Path, entry: dict[str, Any], spaces: Any) -> Any:
-    """The observation Box from its readable shape and dtype. The bounds are taken from
-    ``low_repr``/``high_repr`` when the saving gymnasium wrote them (1.4 leaves them None),
-    else unbounded: acting uses only the shape and dtype of a float Box."""
+def _observation_size(path: Path, data: dict[str, Any]) -> int:
+    entry = data.get("observation_space")
     try:
-        shape = tuple(int(n) for n in entry["_shape"])
-        dtype = np.dtype(str(entry["dtype"]))
-    except (KeyError, TypeError, ValueError) as error:
-        raise ModelFileError(f"{path}: observation_space is not a Box ({error})") from error
-    if dtype.kind != "f":
-        raise ModelFileError(f"{path}: observation_space has dtype {dtype}, expected a float")
-    return spaces.Box(
-        _bound(entry, "low_repr", -np.inf), _bound(entry, "high_repr", np.inf), shape, dtype
-    )
+        shape = [int(n) for n in entry["_shape"]]  # type: ignore[index]
+        dtype = np.dtype(str(entry["dtype"]))  # type: ignore[index]
+    except Exception as error:
+        raise ModelFileError(
+            f"{path}: observation_space has no readable shape ({error})"
+        ) from error
+    if len(shape) != 1 or not 0 < shape[0] <= MAX_OBSERVATION or dtype.kind != "f":
+        raise ModelFileError(
+            f"{path}: observation_space must be a flat float Box of at most "
+            f"{MAX_OBSERVATION} values, got shape {shape} and dtype {dtype}"
+        )
+    return shape[0]
 
 
-def _bound(entry: dict[str, Any], key: str, default: float) -> float:
+def _action_count(path: Path, data: dict[str, Any]) -> int:
+    entry = data.get("action_space")
     try:
-        return float(entry.get(key))
-    except (TypeError, ValueError):
-        return default
+        kind = str(entry[":type:"])  # type: ignore[index]
+        n = int(entry["n"])  # type: ignore[index]
+    except Exception as error:
+        raise ModelFileError(f"{path}: action_space is not a Discrete space ({error})") from error
+    if "Discrete" not in kind or not 0 < n <= MAX_ACTIONS:
+        raise ModelFileError(
+            f"{path}: action_space must be Discrete(1..{MAX_ACTIONS}), got {kind} n={n}"
+        )
+    return n
 
 
-def _discrete(path: Path, entry: dict[str, Any], spaces: Any) -> Any:
-    try:
-        n = int(entry["n"])
-    except (KeyError, TypeError, ValueError) as error:
-        raise ModelFileError(f"{path}: action_space is not Discrete ({error})") from error
-    return spaces.Discrete(n)
+def _policy_kwargs(path: Path, kwargs: Any) -> dict[str, Any]:
+    """``net_arch`` (a list of widths or ``{"pi": [...], "vf": [...]}``) and the boolean
+    flags of :data:`_POLICY_FLAGS`; anything else is refused by name."""
+    if not isinstance(kwargs, dict):
+        raise ModelFileError(f"{path}: policy_kwargs is not a JSON object")
+    out: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        if key == "net_arch":
+            out[key] = _net_arch(path, value)
+        elif key in _POLICY_FLAGS and isinstance(value, bool):
+            out[key] = value
+        elif key != "device":
+            raise ModelFileError(f"{path}: unsupported policy_kwargs entry {key!r}")
+    return out
+
+
+def _net_arch(path: Path, value: Any) -> Any:
+    def widths(layers: Any) -> list[int]:
+        ok = isinstance(layers, list) and len(layers) <= MAX_LAYERS
+        if not ok or not all(isinstance(w, int) and 0 < w <= MAX_WIDTH for w in layers):
+            raise ModelFileError(
+                f"{path}: net_arch needs at most {MAX_LAYERS} layers of 1..{MAX_WIDTH} units, "
+                f"got {layers!r}"
+            )
+        return list(layers)
+
+    if isinstance(value, dict) and set(value) <= {"pi", "vf"}:
+        return {k: widths(v) for k, v in value.items()}
+    return widths(value)
