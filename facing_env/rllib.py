@@ -212,7 +212,8 @@ class ModuleAgent:
 
 def load_module(path: str | Path, module_id: str | None = None) -> RLModule:
     """An RLModule from an algorithm checkpoint (``module_id`` picks one when it holds
-    several) or from a single module's checkpoint folder."""
+    several) or from a single module's checkpoint folder. RLlib's loader unpickles the
+    checkpoint: load only checkpoints you trust (``model:PATH`` files need no such trust)."""
     path = Path(path)
     modules = path / "learner_group" / "learner" / "rl_module"
     if not modules.is_dir():
