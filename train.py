@@ -1,6 +1,6 @@
 """Train a MaskablePPO team policy on a facing_env scenario, then evaluate it.
 
-    python train.py                                  # the default job: duel, ~20 min on 2 CPUs
+    python train.py                                  # the default job: duel, ~25 min on 2 CPUs
     python train.py --scenario skirmish --total-timesteps 2000000
     python train.py --help                           # every option, with its description
 
@@ -54,7 +54,7 @@ class Args:
     seed: int = 1
     """seed of the model, the environments and the evaluation"""
     total_timesteps: int = 800_000
-    """learner actions to train for (about 20 minutes on 2 CPU cores)"""
+    """learner actions to train for (about 25 minutes on 2 CPU cores)"""
     n_envs: int = 8
     """environments stepped together (more amortise each policy forward pass)"""
     vec_env: str = "dummy"
