@@ -200,3 +200,13 @@ def test_train_py_expected_dice_share_splits_the_training_envs(monkeypatch):
         train.main(train.Args(expected_dice_share=1.5))
     with pytest.raises(SystemExit, match="eval-temperature must be >= 0, got -1"):
         train.main(train.Args(eval_temperature=-1.0))
+
+
+def test_train_py_learning_rate_decays_to_zero_and_stays_there(monkeypatch):
+    """SB3 passes the remaining progress; the last rollout overshoots the budget (< 0)."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    sys.modules.pop("train", None)
+    import train
+
+    schedule = train._schedule(3e-4)
+    assert [schedule(p) for p in (1.0, 0.5, 0.0, -0.00096)] == [3e-4, 1.5e-4, 0.0, 0.0]

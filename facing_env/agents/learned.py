@@ -85,7 +85,7 @@ def sharpen(probs: np.ndarray, temperature: float) -> np.ndarray:
     with np.errstate(over="ignore"):  # a tiny temperature overflows: treat it as greedy
         logp[probs > 0] = np.log(probs[probs > 0]) / temperature
     top = logp.max()
-    if not np.isfinite(top) or np.isinf(logp[probs > 0]).any():
+    if not np.isfinite(top):  # every entry overflowed
         out = np.zeros(probs.size)
         out[int(np.argmax(probs))] = 1.0
         return out
