@@ -15,6 +15,7 @@ side share a channel). Creatures without facing have facing (0, 0).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from functools import cache
@@ -210,7 +211,9 @@ class Board:
     each observation copies a ``W x W`` slice and adds the observer's own-area stamp.
     """
 
-    def __init__(self, battle: Battle, window: int) -> None:
+    def __init__(
+        self, battle: Battle, window: int, pairs: dict[tuple, tuple[float, ...]] | None = None
+    ) -> None:
         self.window = window
         half = window // 2
         creatures = battle.creatures.values()
@@ -230,6 +233,8 @@ class Board:
             self.planes[r, c, 1] = terrain is Terrain.DIFFICULT
             self.planes[r, c, 2] = terrain is Terrain.IMPEDED
         self._key: object = None
+        # the creature table's memo; may outlive the battle (see static_signature)
+        self.pairs: dict[tuple, tuple[float, ...]] = {} if pairs is None else pairs
 
     def fill(self, battle: Battle, team: str, key: object) -> None:
         """Draw the creature planes as seen by ``team`` (skipped if ``key`` is unchanged)."""
@@ -296,22 +301,36 @@ def build(
         board = Board(battle, layout.window)
     board.fill(battle, me.team, key)
     board.window_of(battle, me, window)
-    _fill_table(battle, me, slots, table, layout.window)
+    _fill_table(battle, me, slots, table, layout.window, board.pairs)
     _fill_scalars(battle, me, scalars, max_rounds)
     np.clip(out, -BOUND, BOUND, out=out)
     return out
 
 
-def _fill_table(battle: Battle, me: Creature, slots: list[str], t: np.ndarray, size: int) -> None:
+def _fill_table(
+    battle: Battle,
+    me: Creature,
+    slots: list[str],
+    t: np.ndarray,
+    size: int,
+    pairs: dict[tuple, tuple[float, ...]] | None = None,
+) -> None:
+    """One row per slot, written in one assignment. The pair columns (areas, distance,
+    threats, facing modifiers, sneak attack) depend only on the two creatures, their
+    relative position, facings and flat-footedness (see :func:`_pair_key`), so ``pairs``
+    (a per-battle dict, e.g. :attr:`Board.pairs`) memoises them across states."""
     acting = engine.actor(battle) is me
     mask_targets = (
         {a.arg for a in engine.legal_tuple(battle) if a.kind == engine.ATTACK} if acting else ()
     )
-    my_threat = rules.threatened_cells(battle, me)
-    my_cells = battle.cells_of(me)
-    mx, my = me.pos
     aoo_used = battle.initiative.aoo_used if battle.initiative else {}
+    third_parties = battle.rules.standard_flanking
+    mx, my = me.pos
     inv = 1.0 / size
+    if pairs is None:
+        pairs = {}
+    elif len(pairs) > _PAIR_MEMO_LIMIT:
+        pairs.clear()
     for row, cid in enumerate(slots[: t.shape[0]]):
         c = battle.creatures[cid]
         if c.hp <= 0:
@@ -319,9 +338,19 @@ def _fill_table(battle: Battle, me: Creature, slots: list[str], t: np.ndarray, s
         fx, fy = _facing_vector(battle, c)
         is_me = c is me
         enemy = c.team != me.team
-        c_cells = battle.cells_of(c)
-        f = t[row]
-        f[0:13] = (
+        key = _pair_key(me, c)
+        pair = pairs.get(key)
+        if pair is None:
+            pair = pairs[key] = _pair_features(battle, me, c, inv)
+        if enemy and third_parties:
+            # standard flanking (SRD-FLANK-01) depends on where the allies stand: not memoised
+            pair = (
+                *pair[:12],
+                rules.facing_modifier(battle, me, c) / 10.0,
+                rules.facing_modifier(battle, c, me) / 10.0,
+                float(rules.sneak_attack_applies(battle, me, c)),
+            )
+        t[row] = (
             1.0,
             float(is_me),
             float(not enemy and not is_me),
@@ -335,22 +364,78 @@ def _fill_table(battle: Battle, me: Creature, slots: list[str], t: np.ndarray, s
             c.hp / c.max_hp,
             c.hp / 50.0,
             c.ac / 30.0,
+            *pair[:9],
+            float(c.flat_footed),
+            *pair[10:],
+            float(enemy and cid in mask_targets),
+            float(aoo_used.get(cid, 0) == 0 and rules.can_make_attacks_of_opportunity(c)),
+            *_statics(pairs, c),
         )
-        if not is_me:
-            f[13 + _AREA_INDEX[Area(rules.area_of(battle, me, c))]] = 1.0
-            f[17 + _AREA_INDEX[Area(rules.area_of(battle, c, me))]] = 1.0
-        f[21] = battle.cells_distance(my_cells, c_cells) * inv
-        f[22] = float(c.flat_footed)
-        if enemy:
-            its_threat = rules.threatened_cells(battle, c)
-            f[23] = float(any(cell in its_threat for cell in my_cells))
-            f[24] = float(any(cell in my_threat for cell in c_cells))
-            f[25] = rules.facing_modifier(battle, me, c) / 10.0
-            f[26] = rules.facing_modifier(battle, c, me) / 10.0
-            f[27] = float(rules.sneak_attack_applies(battle, me, c))
-            f[28] = float(cid in mask_targets)
-        f[29] = float(aoo_used.get(cid, 0) == 0 and rules.can_make_attacks_of_opportunity(c))
-        f[30:33] = _static_features(c)
+
+
+_PAIR_MEMO_LIMIT = 200_000
+_MUTABLE_FIELDS = frozenset({"pos", "facing", "hp", "flat_footed"})
+
+
+def static_signature(battle: Battle) -> tuple:
+    """Everything the pair memo takes as fixed: the rules, the grid and every creature's
+    spec apart from its mutable fields. Two battles with equal signatures may share a
+    memo (the env keeps it across episodes of a fixed scenario)."""
+    return (
+        battle.ruleset,
+        battle.kind,
+        battle.diagonal_rule,
+        tuple(
+            tuple(
+                getattr(c, f.name) for f in dataclasses.fields(c) if f.name not in _MUTABLE_FIELDS
+            )
+            for c in battle.creatures.values()
+        ),
+    )
+
+
+def _pair_key(me: Creature, c: Creature) -> tuple:
+    """Everything :func:`_pair_features` reads that changes during a battle (the rest of
+    both creatures is fixed from the spec; rules, areas and distances are translation
+    invariant on both grids)."""
+    return (
+        me.id,
+        c.id,
+        c.pos[0] - me.pos[0],
+        c.pos[1] - me.pos[1],
+        me.facing,
+        c.facing,
+        me.flat_footed,
+        c.flat_footed,
+        me.hp > 0,
+    )
+
+
+def _pair_features(battle: Battle, me: Creature, c: Creature, inv: float) -> tuple[float, ...]:
+    """Columns 13-27 of ``c``'s row in ``me``'s table (column 22 is filled by the caller)."""
+    f = [0.0] * 15
+    if c is not me:
+        f[_AREA_INDEX[Area(rules.area_of(battle, me, c))]] = 1.0
+        f[4 + _AREA_INDEX[Area(rules.area_of(battle, c, me))]] = 1.0
+    my_cells, c_cells = battle.cells_of(me), battle.cells_of(c)
+    f[8] = battle.cells_distance(my_cells, c_cells) * inv
+    if c.team != me.team:
+        my_threat = rules.threatened_cells(battle, me)
+        its_threat = rules.threatened_cells(battle, c)
+        f[10] = float(any(cell in its_threat for cell in my_cells))
+        f[11] = float(any(cell in my_threat for cell in c_cells))
+        f[12] = rules.facing_modifier(battle, me, c) / 10.0
+        f[13] = rules.facing_modifier(battle, c, me) / 10.0
+        f[14] = float(rules.sneak_attack_applies(battle, me, c))
+    return tuple(f)
+
+
+def _statics(memo: dict, c: Creature) -> tuple[float, ...]:
+    """:func:`_static_features`, memoised under the key ``(id,)`` in the pair memo."""
+    got = memo.get((c.id,))
+    if got is None:
+        got = memo[(c.id,)] = _static_features(c)
+    return got
 
 
 def _static_features(c: Creature) -> tuple[float, float, float]:

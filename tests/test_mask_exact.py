@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import facing_env
 from facing_env import IllegalActionError, engine, observation
 from facing_env.dice import Dice
 from facing_env.scenario import load_scenario
@@ -151,3 +152,63 @@ def test_battle_copy_is_an_independent_copy():
     engine.apply(twin, engine.Action(engine.END_TURN), Dice(np.random.default_rng(1)))
     assert engine.state_key(twin) != engine.state_key(battle)
     assert twin.rules is battle.rules or twin.rules == battle.rules
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_observations_match_the_oracle_over_several_episodes_of_one_env(scenario):
+    """The creature table's pair memo outlives an episode when the creatures are the same
+    (``observation.static_signature``) and is dropped when they differ (procedural
+    scenarios): one env, four seeded episodes, the oracle every 7th decision."""
+    env = facing_env.raw_env(scenario=scenario)
+    rng = np.random.default_rng(11)
+    checked = 0
+    for episode in range(4):
+        env.reset(seed=100 + episode)
+        for step, _agent in enumerate(env.agent_iter(max_iter=250)):
+            obs, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            if step % 7 == 0:
+                check_observations_match_reference(env)
+                checked += 1
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert checked >= 20
+
+
+def _duel_with(**red: object) -> dict:
+    sword = {"name": "sword", "bonus": 5, "damage": "1d8+3"}
+    fighter = {"size": "medium", "hp": 30, "ac": 16, "attacks": [sword]}
+    return {
+        "name": "memo",
+        "ruleset": "ua35",
+        "map": ".......\n" * 7,
+        "creatures": [
+            {"id": "red", "team": "red", "pos": [3, 1], "facing": "S", **fighter, **red},
+            {"id": "blue", "team": "blue", "pos": [3, 3], "facing": "N", **fighter},
+        ],
+    }
+
+
+def test_pair_memo_is_dropped_when_the_creatures_change():
+    """Same ids, different spec (here reach 10 ft instead of 5): the next episode must not
+    reuse the memoised rows (red 2 squares away threatens blue only with reach)."""
+    from facing_env.scenario import scenario_from_dict
+
+    env = facing_env.raw_env(scenario=scenario_from_dict(_duel_with()))
+    env.reset(seed=0)
+    reach = observation.FEATURES.index("i_threaten_it")
+    red, blue = env.agent_to_id["red_0"], "blue"
+    table = observation.ObservationLayout(env.layout.window, env.layout.n_slots)
+    assert env.slots[red][1] == blue
+    env.battle.creatures[red].flat_footed = env.battle.creatures[blue].flat_footed = False
+    env.invalidate_observations()
+    row = table.split(env.observe("red_0")["observation"])[1][1]
+    assert row[reach] == 0.0
+    env.scenario = scenario_from_dict(_duel_with(attacks=[{"name": "glaive", "reach": 10}]))
+    env.reset(seed=0)
+    env.battle.creatures[red].flat_footed = env.battle.creatures[blue].flat_footed = False
+    env.invalidate_observations()
+    row = table.split(env.observe("red_0")["observation"])[1][1]
+    assert row[reach] == 1.0
+    check_observations_match_reference(env)
