@@ -115,10 +115,32 @@ class ActionCodec:
         legal = engine.legal_tuple(battle)
         cached = self.__dict__.get("_mask_cache")
         if cached is None or cached[0] is not legal or cached[1] != slots:
-            indices = [self.encode(battle, slots, a) for a in legal]
+            table = self._index_table(battle, slots)
+            indices = [table[a] for a in legal]
             cached = self.__dict__["_mask_cache"] = (legal, list(slots), indices)
         out[cached[2]] = 1
         return out
+
+    def _index_table(self, battle: Battle, slots: list[str]) -> dict[Action, int]:
+        """Every action the creature ``slots[0]`` could take, mapped to its index (one
+        dict per creature, rules and grid; the same mapping as :meth:`encode`)."""
+        c = battle.creatures[slots[0]]
+        key = (tuple(slots), battle.kind, battle.ruleset, c.shape)
+        tables = self.__dict__.setdefault("_index_tables", {})
+        table = tables.get(key)
+        if table is None:
+            if len(tables) > 256:
+                tables.clear()
+            candidates = [Action(engine.END_TURN), Action(engine.RUN)]
+            for kind in _BASES:
+                candidates += [Action(kind, d) for d in range(N_DIRECTIONS)]
+            candidates += [
+                Action(engine.TURN, f)
+                for f in geometry.allowed_facings(battle.kind, battle.ruleset, c.shape)
+            ]
+            candidates += [Action(engine.ATTACK, cid) for cid in slots]
+            table = tables[key] = {a: self.encode(battle, slots, a) for a in candidates}
+        return table
 
 
 def action_names(kind: str = "square", n_slots: int = 2) -> list[str]:

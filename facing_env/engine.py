@@ -36,8 +36,18 @@ from facing_env.dice import Dice
 from facing_env.errors import IllegalActionError
 from facing_env.events import Event
 from facing_env.geometry import Shape
-from facing_env.rules.movement import FULL_ROUND, entry_cost, step_entry
-from facing_env.tables import FEET_PER_SQUARE
+from facing_env.rules.movement import (
+    FULL_ROUND,
+    blocked_or_occupied,
+    direction_rows,
+    facing_rows,
+)
+from facing_env.tables import (
+    DIFFICULT_MULTIPLIER,
+    FACING_SURCHARGE_MULTIPLIER,
+    FEET_PER_SQUARE,
+    MIN_SPEED_FOR_FIVE_FOOT_STEP,
+)
 from facing_env.turn import AttackSlot, Initiative, TurnState
 from facing_env.types import GridKind, Ruleset, Terrain
 
@@ -273,32 +283,45 @@ def _legal_actions(battle: Battle) -> list[Action]:
     if _check_run(battle, c, None) is None:
         legal.append(Action(RUN))
     turnable = _turnable(battle, c)
-    n_dirs = len(geometry.direction_vectors(battle.kind))
     walk = not ts.five_foot_step_taken
     capacity = movement_capacity(battle) if walk else 0
     fresh = not ts.moved and ts.move_available and ts.standard_available
     full_round_ok = fresh and not ts.attacks_made and not ts.running
     five_ok = not (ts.moved or ts.five_foot_step_taken or ts.running)
+    five_speed = c.speed >= MIN_SPEED_FOR_FIVE_FOOT_STEP
+    # entry_cost, inlined: x2 every second diagonal (alternating), x2 difficult terrain,
+    # x2 into the flank/rear without turning first (ua35, UA-MOVE-03/04)
+    odd = ts.diagonals % 2 == 1 and battle.diagonal_rule == "alternating"
+    surcharge = battle.rules.movement_surcharge and battle.table(c) is not None
+    rows = _facing_rows(battle, c) if turnable or surcharge else None
     moves, keeps, fives = [], [], []
-    for d in range(n_dirs):
-        entry = step_entry(battle, c, d)
-        if not entry.open:
+    for row in direction_rows(battle, c.shape, c.pos):
+        if not row.open:
             continue
-        if walk and not entry.occupied and not (ts.running and entry.difficult):
-            for turn_first, bucket, kind in ((True, moves, MOVE), (False, keeps, STEP_KEEP_FACING)):
-                if not turn_first and (not turnable or toward_direction(battle, c, d) == c.facing):
-                    continue
-                cost = entry_cost(
-                    battle, c, d, entry, turn_first=turn_first, diagonals_so_far=ts.diagonals
-                )
-                if cost is None:
-                    continue
-                if (cost == FULL_ROUND and full_round_ok) or (
-                    cost != FULL_ROUND and cost <= capacity  # type: ignore[operator]
-                ):
-                    bucket.append(Action(kind, d))
-        if five_ok and entry_cost(battle, c, d, entry, five_foot_step=True) is not None:
-            fives.append(Action(FIVE_FOOT_STEP, d))
+        occupied = blocked_or_occupied(battle, c, row.cells)
+        if occupied == 2:
+            continue
+        if walk and not occupied and not (ts.running and row.difficult):
+            d = row.d
+            keeps_facing, front = rows[d] if rows is not None else (True, True)
+            if row.impeded:  # EP-TER-02: a full-round action
+                if full_round_ok:
+                    moves.append(Action(MOVE, d))
+                    if turnable and not keeps_facing:
+                        keeps.append(Action(STEP_KEEP_FACING, d))
+            else:
+                cost = 2 if row.diagonal and odd else 1
+                if row.difficult:
+                    cost *= DIFFICULT_MULTIPLIER
+                if cost <= capacity:
+                    moves.append(Action(MOVE, d))
+                if turnable and not keeps_facing:
+                    if surcharge and not front:
+                        cost *= FACING_SURCHARGE_MULTIPLIER
+                    if cost <= capacity:
+                        keeps.append(Action(STEP_KEEP_FACING, d))
+        if five_ok and five_speed and not (occupied or row.difficult or row.impeded):
+            fives.append(Action(FIVE_FOOT_STEP, row.d))  # EP-5FT-03
     legal += moves + keeps + fives
     if turnable and _turn_cost(battle) is not None:
         legal.extend(
@@ -313,6 +336,21 @@ def _legal_actions(battle: Battle) -> list[Action]:
             if e.team != c.team and _usable_slot(battle, c, e) is not None
         )
     return legal
+
+
+def _facing_rows(battle: Battle, c: Creature) -> tuple[tuple[bool, bool], ...]:
+    return _facing_rows_cached(battle.kind, battle.ruleset, c.shape, c.facing)
+
+
+@cache
+def _facing_rows_cached(
+    kind: GridKind, ruleset: Ruleset, shape: Shape, facing: int
+) -> tuple[tuple[bool, bool], ...]:
+    toward = tuple(
+        _closest_facing_cached(kind, ruleset, shape, facing, geometry.direction_angle(kind, d))
+        for d in range(len(geometry.direction_vectors(kind)))
+    )
+    return facing_rows(kind, ruleset, facing, toward)
 
 
 def reference_legal_actions(battle: Battle) -> list[Action]:

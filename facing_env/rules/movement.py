@@ -171,6 +171,59 @@ def step_entry(battle: Battle, m: Creature, d: int) -> StepEntry:
     return StepEntry(True, occupied, difficult, impeded, diagonal)
 
 
+class DirectionRow(NamedTuple):
+    """The terrain part of a step in one direction from one position (static per battle)."""
+
+    d: int
+    open: bool
+    difficult: bool
+    impeded: bool
+    cells: tuple[Pos, ...]
+    diagonal: bool
+
+
+def direction_rows(battle: Battle, shape: Shape, pos: Pos) -> tuple[DirectionRow, ...]:
+    """:func:`step_entry`'s terrain reads for every direction at once, cached per battle
+    (for the engine's legal-action scan)."""
+    key = (shape, pos)
+    rows = battle._step_static.get(key)
+    if rows is None:
+        built = []
+        for d in range(len(geometry.direction_vectors(battle.kind))):
+            is_open, difficult, impeded, cells = _static_entry(battle, shape, pos, d)
+            diagonal = step_geometry(battle.kind, shape, d).diagonal
+            built.append(DirectionRow(d, is_open, difficult, impeded, cells, diagonal))
+        rows = battle._step_static[key] = tuple(built)
+    return rows
+
+
+@cache
+def facing_rows(
+    kind: GridKind, ruleset: Ruleset, facing: int, toward: tuple[int, ...]
+) -> tuple[tuple[bool, bool], ...]:
+    """Per direction: (the step keeps the facing ``toward[d] == facing``, the step goes
+    into the front area), for :func:`entry_cost`'s surcharge (UA-MOVE-03, -04)."""
+    return tuple(
+        (t == facing, _step_area(kind, ruleset, facing, d) == Area.FRONT.value)
+        for d, t in enumerate(toward)
+    )
+
+
+def blocked_or_occupied(battle: Battle, m: Creature, cells: tuple[Pos, ...]) -> int:
+    """:func:`step_entry`'s creature reads: 2 when an enemy bars the cells (EP-WALK-01,
+    unless stepped over, EP-STEP-01), 1 when another creature is there, else 0."""
+    occupancy = battle._occupancy
+    occupied = 0
+    for cell in cells:
+        for other in occupancy.get(cell, ()):
+            if other != m.id:
+                o = battle.creatures[other]
+                if o.team != m.team and not _steps_over(m, o):
+                    return 2
+                occupied = 1
+    return occupied
+
+
 def entry_cost(
     battle: Battle,
     m: Creature,
