@@ -91,8 +91,7 @@ class raw_env(AECEnv):
         self.layout = ObservationLayout(size + (1 - size % 2), self.scenario.max_creatures())
         self.codec = ActionCodec(self.layout.n_slots)
         self._rng = np.random.default_rng()
-        self._pairs: dict[tuple, tuple[float, ...]] = {}
-        self._pair_signature: tuple = ()
+        self._memo = observation.PairMemo()  # the creature table's memo, for every episode
         probe = self.scenario.build(np.random.default_rng(0))
         self.possible_agents = self._agent_names(probe)
         self._obs_space = spaces.Dict(
@@ -150,10 +149,7 @@ class raw_env(AECEnv):
         self.events = engine.start(self.battle, self.dice, flat_footed_start=self.flat_footed_start)
         self.damage_ledger: dict[str, int] = dict.fromkeys(self.agents, 0)
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
-        signature = observation.static_signature(self.battle)
-        if signature != self._pair_signature:  # same creatures: keep the table's memo
-            self._pairs, self._pair_signature = {}, signature
-        self._board = observation.Board(self.battle, self.layout.window, self._pairs)
+        self._board = observation.Board(self.battle, self.layout.window, self._memo)
         self._finish_step(self.events)
 
     def step(self, action: int | None) -> None:

@@ -211,9 +211,7 @@ class Board:
     each observation copies a ``W x W`` slice and adds the observer's own-area stamp.
     """
 
-    def __init__(
-        self, battle: Battle, window: int, pairs: dict[tuple, tuple[float, ...]] | None = None
-    ) -> None:
+    def __init__(self, battle: Battle, window: int, memo: PairMemo | None = None) -> None:
         self.window = window
         half = window // 2
         creatures = battle.creatures.values()
@@ -233,8 +231,8 @@ class Board:
             self.planes[r, c, 1] = terrain is Terrain.DIFFICULT
             self.planes[r, c, 2] = terrain is Terrain.IMPEDED
         self._key: object = None
-        # the creature table's memo; may outlive the battle (see static_signature)
-        self.pairs: dict[tuple, tuple[float, ...]] = {} if pairs is None else pairs
+        self.memo = PairMemo() if memo is None else memo  # may outlive the battle
+        self.profiles = self.memo.bind(battle)
 
     def fill(self, battle: Battle, team: str, key: object) -> None:
         """Draw the creature planes as seen by ``team`` (skipped if ``key`` is unchanged)."""
@@ -301,7 +299,7 @@ def build(
         board = Board(battle, layout.window)
     board.fill(battle, me.team, key)
     board.window_of(battle, me, window)
-    _fill_table(battle, me, slots, table, layout.window, board.pairs)
+    _fill_table(battle, me, slots, table, layout.window, board.memo, board.profiles)
     _fill_scalars(battle, me, scalars, max_rounds)
     np.clip(out, -BOUND, BOUND, out=out)
     return out
@@ -313,24 +311,26 @@ def _fill_table(
     slots: list[str],
     t: np.ndarray,
     size: int,
-    pairs: dict[tuple, tuple[float, ...]] | None = None,
+    memo: PairMemo | None = None,
+    profiles: dict[str, int] | None = None,
 ) -> None:
     """One row per slot, written in one assignment. The pair columns (areas, distance,
-    threats, facing modifiers, sneak attack) depend only on the two creatures, their
-    relative position, facings and flat-footedness (see :func:`_pair_key`), so ``pairs``
-    (a per-battle dict, e.g. :attr:`Board.pairs`) memoises them across states."""
+    threats, facing modifiers, sneak attack) come from ``memo`` (see :class:`PairMemo`)."""
     acting = engine.actor(battle) is me
     mask_targets = (
         {a.arg for a in engine.legal_tuple(battle) if a.kind == engine.ATTACK} if acting else ()
     )
     aoo_used = battle.initiative.aoo_used if battle.initiative else {}
     third_parties = battle.rules.standard_flanking
+    if memo is None or profiles is None:
+        memo = PairMemo()
+        profiles = memo.bind(battle)
+    elif len(memo.rows) > _PAIR_MEMO_LIMIT:
+        memo.rows.clear()
+    rows, statics = memo.rows, memo.statics
     mx, my = me.pos
+    mine = profiles[me.id]
     inv = 1.0 / size
-    if pairs is None:
-        pairs = {}
-    elif len(pairs) > _PAIR_MEMO_LIMIT:
-        pairs.clear()
     for row, cid in enumerate(slots[: t.shape[0]]):
         c = battle.creatures[cid]
         if c.hp <= 0:
@@ -338,10 +338,24 @@ def _fill_table(
         fx, fy = _facing_vector(battle, c)
         is_me = c is me
         enemy = c.team != me.team
-        key = _pair_key(me, c)
-        pair = pairs.get(key)
+        theirs = profiles[cid]
+        key = (
+            mine,
+            theirs,
+            is_me,
+            enemy,
+            c.pos[0] - mx,
+            c.pos[1] - my,
+            me.facing,
+            c.facing,
+            me.flat_footed,
+            c.flat_footed,
+            me.hp > 0,
+            size,
+        )
+        pair = rows.get(key)
         if pair is None:
-            pair = pairs[key] = _pair_features(battle, me, c, inv)
+            pair = rows[key] = _pair_features(battle, me, c, inv)
         if enemy and third_parties:
             # standard flanking (SRD-FLANK-01) depends on where the allies stand: not memoised
             pair = (
@@ -350,6 +364,9 @@ def _fill_table(
                 rules.facing_modifier(battle, c, me) / 10.0,
                 float(rules.sneak_attack_applies(battle, me, c)),
             )
+        static = statics.get(theirs)
+        if static is None:
+            static = statics[theirs] = _static_features(c)
         t[row] = (
             1.0,
             float(is_me),
@@ -369,46 +386,47 @@ def _fill_table(
             *pair[10:],
             float(enemy and cid in mask_targets),
             float(aoo_used.get(cid, 0) == 0 and rules.can_make_attacks_of_opportunity(c)),
-            *_statics(pairs, c),
+            *static,
         )
 
 
 _PAIR_MEMO_LIMIT = 200_000
-_MUTABLE_FIELDS = frozenset({"pos", "facing", "hp", "flat_footed"})
+_MUTABLE_FIELDS = frozenset({"id", "team", "pos", "facing", "hp", "flat_footed"})
 
 
-def static_signature(battle: Battle) -> tuple:
-    """Everything the pair memo takes as fixed: the rules, the grid and every creature's
-    spec apart from its mutable fields. Two battles with equal signatures may share a
-    memo (the env keeps it across episodes of a fixed scenario)."""
-    return (
-        battle.ruleset,
-        battle.kind,
-        battle.diagonal_rule,
-        tuple(
-            tuple(
-                getattr(c, f.name) for f in dataclasses.fields(c) if f.name not in _MUTABLE_FIELDS
+class PairMemo:
+    """The creature table's memo, shared by every battle of an env.
+
+    A row's pair columns (areas both ways, distance, threats, facing modifiers, sneak
+    attack) depend only on the two creatures' specs, whether they are one creature or on
+    one team, their relative position (rules, areas and distances are translation
+    invariant on both grids), facings and flat-footedness, and whether the observer lives.
+    Creatures are keyed by *profile*: the index of everything else about them (rules,
+    grid, and every field but id, team and the mutable ones), so twin creatures share rows
+    and a profile's rows stay valid in every episode, procedural ones included.
+    """
+
+    def __init__(self) -> None:
+        self.rows: dict[tuple, tuple[float, ...]] = {}
+        self.statics: dict[int, tuple[float, float, float]] = {}
+        self._profiles: dict[tuple, int] = {}
+
+    def bind(self, battle: Battle) -> dict[str, int]:
+        """The profile index of every creature of ``battle`` (new profiles are added)."""
+        out = {}
+        for c in battle.creatures.values():
+            spec = (
+                battle.ruleset,
+                battle.kind,
+                battle.diagonal_rule,
+                *(
+                    getattr(c, f.name)
+                    for f in dataclasses.fields(c)
+                    if f.name not in _MUTABLE_FIELDS
+                ),
             )
-            for c in battle.creatures.values()
-        ),
-    )
-
-
-def _pair_key(me: Creature, c: Creature) -> tuple:
-    """Everything :func:`_pair_features` reads that changes during a battle (the rest of
-    both creatures is fixed from the spec; rules, areas and distances are translation
-    invariant on both grids)."""
-    return (
-        me.id,
-        c.id,
-        c.pos[0] - me.pos[0],
-        c.pos[1] - me.pos[1],
-        me.facing,
-        c.facing,
-        me.flat_footed,
-        c.flat_footed,
-        me.hp > 0,
-    )
+            out[c.id] = self._profiles.setdefault(spec, len(self._profiles))
+        return out
 
 
 def _pair_features(battle: Battle, me: Creature, c: Creature, inv: float) -> tuple[float, ...]:
@@ -428,14 +446,6 @@ def _pair_features(battle: Battle, me: Creature, c: Creature, inv: float) -> tup
         f[13] = rules.facing_modifier(battle, c, me) / 10.0
         f[14] = float(rules.sneak_attack_applies(battle, me, c))
     return tuple(f)
-
-
-def _statics(memo: dict, c: Creature) -> tuple[float, ...]:
-    """:func:`_static_features`, memoised under the key ``(id,)`` in the pair memo."""
-    got = memo.get((c.id,))
-    if got is None:
-        got = memo[(c.id,)] = _static_features(c)
-    return got
 
 
 def _static_features(c: Creature) -> tuple[float, float, float]:

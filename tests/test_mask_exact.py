@@ -156,9 +156,9 @@ def test_battle_copy_is_an_independent_copy():
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_observations_match_the_oracle_over_several_episodes_of_one_env(scenario):
-    """The creature table's pair memo outlives an episode when the creatures are the same
-    (``observation.static_signature``) and is dropped when they differ (procedural
-    scenarios): one env, four seeded episodes, the oracle every 7th decision."""
+    """The creature table's pair memo (``observation.PairMemo``) serves every episode of an
+    env, keyed by creature profile (procedural scenarios change the creatures): one env,
+    four seeded episodes, the oracle every 7th decision."""
     env = facing_env.raw_env(scenario=scenario)
     rng = np.random.default_rng(11)
     checked = 0
@@ -190,9 +190,10 @@ def _duel_with(**red: object) -> dict:
     }
 
 
-def test_pair_memo_is_dropped_when_the_creatures_change():
+def test_pair_memo_tells_creatures_apart_by_spec_not_by_id():
     """Same ids, different spec (here reach 10 ft instead of 5): the next episode must not
-    reuse the memoised rows (red 2 squares away threatens blue only with reach)."""
+    reuse the memoised rows (red 2 squares away threatens blue only with reach); twins
+    (same spec, other id and team) share a profile."""
     from facing_env.scenario import scenario_from_dict
 
     env = facing_env.raw_env(scenario=scenario_from_dict(_duel_with()))
@@ -201,6 +202,8 @@ def test_pair_memo_is_dropped_when_the_creatures_change():
     red, blue = env.agent_to_id["red_0"], "blue"
     table = observation.ObservationLayout(env.layout.window, env.layout.n_slots)
     assert env.slots[red][1] == blue
+    profiles = observation.PairMemo().bind(env.battle)
+    assert profiles[red] == profiles[blue]
     env.battle.creatures[red].flat_footed = env.battle.creatures[blue].flat_footed = False
     env.invalidate_observations()
     row = table.split(env.observe("red_0")["observation"])[1][1]
@@ -211,4 +214,5 @@ def test_pair_memo_is_dropped_when_the_creatures_change():
     env.invalidate_observations()
     row = table.split(env.observe("red_0")["observation"])[1][1]
     assert row[reach] == 1.0
+    assert len(set(observation.PairMemo().bind(env.battle).values())) == 2
     check_observations_match_reference(env)
