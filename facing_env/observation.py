@@ -188,6 +188,11 @@ def _ring_stamp(table: AreaTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return stamp
 
 
+def _sorted(offsets: frozenset[Pos] | tuple[Pos, ...]) -> list[Pos]:
+    """Offsets in row-major order (the order :func:`_offset_arrays` writes them)."""
+    return sorted(offsets, key=lambda p: (p[1], p[0]))
+
+
 @cache
 def _offset_arrays(offsets: frozenset[Pos] | tuple[Pos, ...]) -> tuple[np.ndarray, np.ndarray]:
     """(rows, cols) index arrays of a set of ``(dx, dy)`` offsets."""
@@ -207,7 +212,8 @@ class Board:
     """Padded board planes of one battle, so that a window is one array slice.
 
     The terrain planes are built once per battle (terrain is static); the creature planes
-    are rebuilt once per state and observing team (a few slice writes per creature), and
+    are rebuilt once per state and observing team (three flat-index writes per creature
+    from stamps cached per profile, facing and side), and
     each observation copies a ``W x W`` slice and adds the observer's own-area stamp.
     """
 
@@ -231,37 +237,68 @@ class Board:
             self.planes[r, c, 1] = terrain is Terrain.DIFFICULT
             self.planes[r, c, 2] = terrain is Terrain.IMPEDED
         self._key: object = None
+        self._flat = self.planes.reshape(-1)  # a view: planes are never reallocated
+        self._stamps: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray, tuple]] = {}
         self.memo = PairMemo() if memo is None else memo  # may outlive the battle
         self.profiles = self.memo.bind(battle)
 
     def fill(self, battle: Battle, team: str, key: object) -> None:
-        """Draw the creature planes as seen by ``team`` (skipped if ``key`` is unchanged)."""
+        """Draw the creature planes as seen by ``team`` (skipped if ``key`` is unchanged):
+        per living creature in spec order, add its threatened cells, set an enemy's ring
+        areas, then set its occupant channels (a later creature wins a shared cell)."""
         if key is not None and self._key == (key, team):
             return
         self._key = (key, team) if key is not None else None
-        dyn = self.planes[:, :, _SELF:]
-        dyn.fill(0.0)
-        planes, x0, y0 = self.planes, self.x0, self.y0
+        self.planes[:, :, _SELF:].fill(0.0)
+        flat, stride = self._flat, self.planes.shape[1]
+        x0, y0, stamps = self.x0, self.y0, self._stamps
         for c in battle.creatures.values():
             if c.hp <= 0:
                 continue
-            x, y = c.pos[0] - x0, c.pos[1] - y0
             ally = c.team == team
-            zone = rules.opportunity.threatened_offsets(battle, c)
-            if zone:
-                rows, cols = _offset_arrays(zone)
-                planes[rows + y, cols + x, _THREAT_ENEMY + (1 if ally else 0)] += 1.0
-            table = battle.table(c)
-            fx, fy = (0.0, 0.0) if table is None else _unit_vector(battle.kind, c.facing)
-            if not ally and table is not None:
-                rows, cols, chans = _ring_stamp(table)
-                planes[rows + y, cols + x, chans] = 1.0
-            values = (0.0, float(ally), float(not ally), c.size / 8.0, fx, fy, c.hp / c.max_hp)
-            if len(c.shape.offsets) == 1:
-                planes[y, x, _SELF : _HP + 1] = values
-            else:
-                rows, cols = _offset_arrays(c.shape.offsets)
-                planes[rows + y, cols + x, _SELF : _HP + 1] = values
+            skey = (
+                self.profiles[c.id],
+                c.facing,
+                rules.can_make_attacks_of_opportunity(c),
+                ally,
+            )
+            stamp = stamps.get(skey)
+            if stamp is None:
+                stamp = stamps[skey] = self._stamp(battle, c, ally)
+            threat, ring, occupied, head = stamp
+            base = ((c.pos[1] - y0) * stride + c.pos[0] - x0) * len(CHANNELS)
+            if threat.size:
+                flat[threat + base] += 1.0
+            if ring.size:
+                flat[ring + base] = 1.0
+            flat[occupied + base] = (*head, c.hp / c.max_hp)
+
+    def _stamp(
+        self, battle: Battle, c: Creature, ally: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[float, ...]]:
+        """Flat plane offsets (relative to ``c``'s anchor) of its threatened cells, its
+        ring areas when it is an enemy, and its occupant channels, with the occupant values
+        but the hp fraction."""
+        n, row = len(CHANNELS), self.planes.shape[1] * len(CHANNELS)
+        zone = rules.opportunity.threatened_offsets(battle, c)
+        threat = np.array(
+            [dy * row + dx * n + _THREAT_ENEMY + int(ally) for dx, dy in _sorted(zone)],
+            dtype=np.intp,
+        )
+        table = battle.table(c)
+        ring = np.zeros(0, dtype=np.intp)
+        if not ally and table is not None:
+            rows, cols, chans = _ring_stamp(table)
+            ring = rows * row + cols * n + chans
+        occupied = np.array(
+            [
+                [dy * row + dx * n + ch for ch in range(_SELF, _HP + 1)]
+                for dx, dy in _sorted(c.shape.offsets)
+            ],
+            dtype=np.intp,
+        )
+        fx, fy = (0.0, 0.0) if table is None else _unit_vector(battle.kind, c.facing)
+        return threat, ring, occupied, (0.0, float(ally), float(not ally), c.size / 8.0, fx, fy)
 
     def window_of(self, battle: Battle, me: Creature, out: np.ndarray) -> None:
         """Copy the window centred on ``me`` into ``out`` (``W x W x C``)."""
