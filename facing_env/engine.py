@@ -41,9 +41,9 @@ from facing_env.rules.movement import (
     blocked_or_occupied,
     direction_rows,
     facing_rows,
+    walk_cost,
 )
 from facing_env.tables import (
-    DIFFICULT_MULTIPLIER,
     FACING_SURCHARGE_MULTIPLIER,
     FEET_PER_SQUARE,
     MIN_SPEED_FOR_FIVE_FOOT_STEP,
@@ -271,8 +271,9 @@ def legal_tuple(battle: Battle) -> tuple[Action, ...]:
 
 def _legal_actions(battle: Battle) -> list[Action]:
     """The fast scan behind :func:`legal_actions`: each direction's cells are read once
-    (``rules.movement.step_entry``) and the checks of :func:`why_illegal` are applied in
-    the same order. ``tests/test_engine_mask.py`` proves the two agree on random states."""
+    (``rules.movement.direction_rows`` and ``blocked_or_occupied``, the reads of
+    ``step_entry``) and the checks of :func:`why_illegal` are applied in the same order.
+    ``tests/test_mask_exact.py`` proves the two agree on random states."""
     c = actor(battle)
     if c is None:
         return []
@@ -289,8 +290,8 @@ def _legal_actions(battle: Battle) -> list[Action]:
     full_round_ok = fresh and not ts.attacks_made and not ts.running
     five_ok = not (ts.moved or ts.five_foot_step_taken or ts.running)
     five_speed = c.speed >= MIN_SPEED_FOR_FIVE_FOOT_STEP
-    # entry_cost, inlined: x2 every second diagonal (alternating), x2 difficult terrain,
-    # x2 into the flank/rear without turning first (ua35, UA-MOVE-03/04)
+    # entry_cost over cached rows: walk_cost, then x2 into the flank/rear without turning
+    # first (ua35, UA-MOVE-03/04)
     odd = ts.diagonals % 2 == 1 and battle.diagonal_rule == "alternating"
     surcharge = battle.rules.movement_surcharge and battle.table(c) is not None
     rows = _facing_rows(battle, c) if turnable or surcharge else None
@@ -310,9 +311,7 @@ def _legal_actions(battle: Battle) -> list[Action]:
                     if turnable and not keeps_facing:
                         keeps.append(Action(STEP_KEEP_FACING, d))
             else:
-                cost = 2 if row.diagonal and odd else 1
-                if row.difficult:
-                    cost *= DIFFICULT_MULTIPLIER
+                cost = walk_cost(row.diagonal, row.difficult, odd)
                 if cost <= capacity:
                     moves.append(Action(MOVE, d))
                 if turnable and not keeps_facing:

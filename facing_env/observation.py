@@ -188,11 +188,6 @@ def _ring_stamp(table: AreaTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return stamp
 
 
-def _sorted(offsets: frozenset[Pos] | tuple[Pos, ...]) -> list[Pos]:
-    """Offsets in row-major order (the order :func:`_offset_arrays` writes them)."""
-    return sorted(offsets, key=lambda p: (p[1], p[0]))
-
-
 @cache
 def _offset_arrays(offsets: frozenset[Pos] | tuple[Pos, ...]) -> tuple[np.ndarray, np.ndarray]:
     """(rows, cols) index arrays of a set of ``(dx, dy)`` offsets."""
@@ -282,7 +277,7 @@ class Board:
         n, row = len(CHANNELS), self.planes.shape[1] * len(CHANNELS)
         zone = rules.opportunity.threatened_offsets(battle, c)
         threat = np.array(
-            [dy * row + dx * n + _THREAT_ENEMY + int(ally) for dx, dy in _sorted(zone)],
+            [dy * row + dx * n + _THREAT_ENEMY + int(ally) for dx, dy in zone],
             dtype=np.intp,
         )
         table = battle.table(c)
@@ -293,7 +288,7 @@ class Board:
         occupied = np.array(
             [
                 [dy * row + dx * n + ch for ch in range(_SELF, _HP + 1)]
-                for dx, dy in _sorted(c.shape.offsets)
+                for dx, dy in c.shape.offsets
             ],
             dtype=np.intp,
         )

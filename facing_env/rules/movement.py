@@ -155,20 +155,21 @@ def _static_entry(
 def step_entry(battle: Battle, m: Creature, d: int) -> StepEntry:
     """Read the cells a step of ``m`` in direction index ``d`` enters (EP-TER-01..04,
     EP-WALK-01, EP-STEP-01)."""
-    diagonal = step_geometry(battle.kind, m.shape, d).diagonal
-    is_open, difficult, impeded, cells = _static_entry(battle, m.shape, m.pos, d)
-    if not is_open:
-        return StepEntry(False, False, False, False, diagonal)
-    occupancy = battle._occupancy
-    occupied = False
-    for cell in cells:
-        for other in occupancy.get(cell, ()):
-            if other != m.id:
-                o = battle.creatures[other]
-                if o.team != m.team and not _steps_over(m, o):  # EP-WALK-01, EP-STEP-01
-                    return StepEntry(False, True, False, False, diagonal)
-                occupied = True
-    return StepEntry(True, occupied, difficult, impeded, diagonal)
+    row = direction_rows(battle, m.shape, m.pos)[d]
+    if not row.open:
+        return StepEntry(False, False, False, False, row.diagonal)
+    occupied = blocked_or_occupied(battle, m, row.cells)
+    if occupied == 2:
+        return StepEntry(False, True, False, False, row.diagonal)
+    return StepEntry(True, bool(occupied), row.difficult, row.impeded, row.diagonal)
+
+
+def walk_cost(diagonal: bool, difficult: bool, odd_diagonal: bool) -> int:
+    """Squares a step costs before the facing surcharge: 2 for every second diagonal
+    (``odd_diagonal``: one diagonal already moved under the alternating rule), doubled on
+    difficult terrain (EP-TER-01)."""
+    cost = 2 if diagonal and odd_diagonal else 1
+    return cost * DIFFICULT_MULTIPLIER if difficult else cost
 
 
 class DirectionRow(NamedTuple):
@@ -197,12 +198,12 @@ def direction_rows(battle: Battle, shape: Shape, pos: Pos) -> tuple[DirectionRow
     return rows
 
 
-@cache
 def facing_rows(
     kind: GridKind, ruleset: Ruleset, facing: int, toward: tuple[int, ...]
 ) -> tuple[tuple[bool, bool], ...]:
     """Per direction: (the step keeps the facing ``toward[d] == facing``, the step goes
-    into the front area), for :func:`entry_cost`'s surcharge (UA-MOVE-03, -04)."""
+    into the front area), for :func:`entry_cost`'s surcharge (UA-MOVE-03, -04); the
+    engine caches it per facing."""
     return tuple(
         (t == facing, _step_area(kind, ruleset, facing, d) == Area.FRONT.value)
         for d, t in enumerate(toward)
@@ -243,11 +244,8 @@ def entry_cost(
         return 1 if m.speed >= MIN_SPEED_FOR_FIVE_FOOT_STEP else None
     if entry.impeded:
         return FULL_ROUND
-    cost = 1
-    if entry.diagonal and diagonals_so_far % 2 == 1 and battle.diagonal_rule == "alternating":
-        cost = 2
-    if entry.difficult:
-        cost *= DIFFICULT_MULTIPLIER
+    odd = diagonals_so_far % 2 == 1 and battle.diagonal_rule == "alternating"
+    cost = walk_cost(entry.diagonal, entry.difficult, odd)
     surcharge = battle._rules.movement_surcharge and not turn_first
     if (
         surcharge
