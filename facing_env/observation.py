@@ -358,7 +358,7 @@ def _fill_table(
         memo = PairMemo()
         profiles = memo.bind(battle)
     elif len(memo.rows) > _PAIR_MEMO_LIMIT:
-        memo.rows.clear()
+        memo.clear()
     rows, statics = memo.rows, memo.statics
     mx, my = me.pos
     mine = profiles[me.id]
@@ -387,7 +387,7 @@ def _fill_table(
         )
         pair = rows.get(key)
         if pair is None:
-            pair = rows[key] = _pair_features(battle, me, c, inv)
+            pair = rows[key] = _pair_features(battle, me, c, inv, memo, mine, theirs)
         if enemy and third_parties:
             # standard flanking (SRD-FLANK-01) depends on where the allies stand: not memoised
             pair = (
@@ -440,8 +440,16 @@ class PairMemo:
 
     def __init__(self) -> None:
         self.rows: dict[tuple, tuple[float, ...]] = {}
+        self.geometry: dict[tuple, tuple[int, bool, bool]] = {}
+        self.modifiers: dict[tuple, int] = {}
         self.statics: dict[int, tuple[float, float, float]] = {}
         self._profiles: dict[tuple, int] = {}
+
+    def clear(self) -> None:
+        """Forget every memoised row (profiles stay: they index specs, not states)."""
+        self.rows.clear()
+        self.geometry.clear()
+        self.modifiers.clear()
 
     def bind(self, battle: Battle) -> dict[str, int]:
         """The profile index of every creature of ``battle`` (new profiles are added)."""
@@ -461,23 +469,72 @@ class PairMemo:
         return out
 
 
-def _pair_features(battle: Battle, me: Creature, c: Creature, inv: float) -> tuple[float, ...]:
-    """Columns 13-27 of ``c``'s row in ``me``'s table (column 22 is filled by the caller)."""
+def _pair_features(
+    battle: Battle, me: Creature, c: Creature, inv: float, memo: PairMemo, mine: int, theirs: int
+) -> tuple[float, ...]:
+    """Columns 13-27 of ``c``'s row in ``me``'s table (column 22 is filled by the caller).
+
+    Built from smaller memos of :class:`PairMemo` where the rules allow it: the geometry
+    of the two footprints (distance, whose reach covers whom) by profiles and relative
+    position, and for two one-square creatures the areas by table lookup and each facing
+    modifier by the pair of area cells (``rules.attacks.placement_modifier``). Bigger
+    creatures take the general rule queries.
+    """
     f = [0.0] * 15
+    dx, dy = c.pos[0] - me.pos[0], c.pos[1] - me.pos[1]
+    geo_key = (mine, theirs, dx, dy)
+    geo = memo.geometry.get(geo_key)
+    if geo is None:
+        geo = memo.geometry[geo_key] = _pair_geometry(battle, me, c)
+    distance, its_reach_covers_me, my_reach_covers_it = geo
+    f[8] = distance * inv
+    single = len(me.shape.offsets) == 1 and len(c.shape.offsets) == 1
+    own = opp = None
     if c is not me:
-        f[_AREA_INDEX[Area(rules.area_of(battle, me, c))]] = 1.0
-        f[4 + _AREA_INDEX[Area(rules.area_of(battle, c, me))]] = 1.0
-    my_cells, c_cells = battle.cells_of(me), battle.cells_of(c)
-    f[8] = battle.cells_distance(my_cells, c_cells) * inv
+        if single:
+            mine_t, its_t = battle.table(me), battle.table(c)
+            own = mine_t.lookup((dx, dy)) if mine_t is not None else None
+            opp = its_t.lookup((-dx, -dy)) if its_t is not None else None
+            f[_AREA_INDEX[own.area if own is not None else Area.NONE]] = 1.0
+            f[4 + _AREA_INDEX[opp.area if opp is not None else Area.NONE]] = 1.0
+        else:
+            f[_AREA_INDEX[Area(rules.area_of(battle, me, c))]] = 1.0
+            f[4 + _AREA_INDEX[Area(rules.area_of(battle, c, me))]] = 1.0
     if c.team != me.team:
-        my_threat = rules.threatened_cells(battle, me)
-        its_threat = rules.threatened_cells(battle, c)
-        f[10] = float(any(cell in its_threat for cell in my_cells))
-        f[11] = float(any(cell in my_threat for cell in c_cells))
-        f[12] = rules.facing_modifier(battle, me, c) / 10.0
-        f[13] = rules.facing_modifier(battle, c, me) / 10.0
+        f[10] = float(its_reach_covers_me and rules.can_make_attacks_of_opportunity(c))
+        f[11] = float(my_reach_covers_it and rules.can_make_attacks_of_opportunity(me))
+        if battle.rules.standard_flanking:
+            return tuple(f)  # columns 25-27 depend on third parties: the caller fills them
+        if single:
+            fm = memo.modifiers
+            key = (mine, theirs, own, opp)
+            mod = fm.get(key)
+            if mod is None:
+                mod = fm[key] = rules.attacks.placement_modifier(battle, me, c, own, opp)
+            back = (theirs, mine, opp, own)
+            its = fm.get(back)
+            if its is None:
+                its = fm[back] = rules.attacks.placement_modifier(battle, c, me, opp, own)
+            f[12], f[13] = mod / 10.0, its / 10.0
+        else:
+            f[12] = rules.facing_modifier(battle, me, c) / 10.0
+            f[13] = rules.facing_modifier(battle, c, me) / 10.0
         f[14] = float(rules.sneak_attack_applies(battle, me, c))
     return tuple(f)
+
+
+def _pair_geometry(battle: Battle, me: Creature, c: Creature) -> tuple[int, bool, bool]:
+    """(distance in squares, whether ``c``'s melee reach covers a square of ``me``, and
+    the reverse): what :func:`rules.threatened_cells` adds to the footprints when the
+    creature may make attacks of opportunity (EP-THR-01)."""
+    my_cells, c_cells = battle.cells_of(me), battle.cells_of(c)
+    its_zone = rules.opportunity.cells_within(battle, c, rules.opportunity.melee_reach(c))
+    my_zone = rules.opportunity.cells_within(battle, me, rules.opportunity.melee_reach(me))
+    return (
+        battle.cells_distance(my_cells, c_cells),
+        any(cell in its_zone for cell in my_cells),
+        any(cell in my_zone for cell in c_cells),
+    )
 
 
 def _static_features(c: Creature) -> tuple[float, float, float]:

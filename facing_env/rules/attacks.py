@@ -174,6 +174,20 @@ def _best(
     return best
 
 
+def placement_modifier(
+    battle: Battle, a: Creature, d: Creature, own: AreaCell | None, opp: AreaCell | None
+) -> int:
+    """:func:`facing_modifier` of ``a``'s default melee attack across one placement:
+    ``own`` is the defender's square in the attacker's areas, ``opp`` the attacker's square
+    in the defender's (None without facing). When both creatures occupy one square this
+    *is* ``facing_modifier(battle, a, d)`` (a single placement, IC-04), so callers may memo
+    it by the two creatures' specs and area cells. Not for ``standard`` flanking, which
+    depends on third parties (SRD-FLANK-01)."""
+    chosen, is_ranged = _resolve_attack(a, None, False)
+    terms = _positional_terms(battle, a, d, own, opp, AttackKind.ATTACK, chosen, is_ranged)
+    return sum(terms.values())
+
+
 def facing_modifier(
     battle: Battle,
     attacker: str | Creature,
