@@ -16,6 +16,7 @@ side share a channel). Creatures without facing have facing (0, 0).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 from functools import cache
@@ -127,6 +128,21 @@ class ObservationLayout:
         """Length of the whole vector."""
         return self.window_size + self.table_size + len(SCALARS)
 
+    @functools.cached_property
+    def offsets(self) -> tuple[int, int]:
+        """(size of the window part, size of the table part)."""
+        return self.window_size, self.table_size
+
+    @functools.cached_property
+    def window_shape(self) -> tuple[int, int, int]:
+        """``(W, W, C)``."""
+        return (self.window, self.window, len(CHANNELS))
+
+    @functools.cached_property
+    def table_shape(self) -> tuple[int, int]:
+        """``(K, F)``."""
+        return (self.n_slots, len(FEATURES))
+
     def split(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(window ``W x W x C``, table ``K x F``, scalars) views of an observation."""
         w = obs[: self.window_size].reshape(self.window, self.window, len(CHANNELS))
@@ -207,15 +223,18 @@ class Board:
     """Padded board planes of one battle, so that a window is one array slice.
 
     The terrain planes are built once per battle (terrain is static); the creature planes
-    are rebuilt once per state and observing team (three flat-index writes per creature
-    from stamps cached per profile, facing and side), and
-    each observation copies a ``W x W`` slice and adds the observer's own-area stamp.
+    are redrawn once per state and observing team (three flat-index writes per creature
+    from stamps cached per profile, facing and side, placed by index arrays cached per
+    anchor), after zeroing only the cells the previous drawing wrote. Threat channels hold
+    0.25 per threatening creature, so they need clamping at 1 only when a team has more
+    than four creatures. Each observation copies a ``W x W`` slice and writes the
+    observer's own-area and self stamps by flat index.
     """
 
     def __init__(self, battle: Battle, window: int, memo: PairMemo | None = None) -> None:
         self.window = window
         half = window // 2
-        creatures = battle.creatures.values()
+        creatures = list(battle.creatures.values())
         reach = max((rules.opportunity.melee_reach(c) for c in creatures), default=5)
         side = max((len(c.shape.offsets) for c in creatures), default=1)
         self.pad = half + reach // 5 + side + 2
@@ -233,9 +252,18 @@ class Board:
             self.planes[r, c, 2] = terrain is Terrain.IMPEDED
         self._key: object = None
         self._flat = self.planes.reshape(-1)  # a view: planes are never reallocated
+        self._written: list[np.ndarray] = []
         self._stamps: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray, tuple]] = {}
+        self._placed: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._own: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self.memo = PairMemo() if memo is None else memo  # may outlive the battle
         self.profiles = self.memo.bind(battle)
+        teams: dict[str, int] = {}
+        for c in creatures:
+            teams[c.team] = teams.get(c.team, 0) + 1
+        self.clamp_threats = max(teams.values(), default=0) > 4
+        # hit-point fractions above BOUND only when a spec sets hp far above max_hp
+        self.clip = any(c.hp > BOUND * c.max_hp for c in creatures)
 
     def fill(self, battle: Battle, team: str, key: object) -> None:
         """Draw the creature planes as seen by ``team`` (skipped if ``key`` is unchanged):
@@ -244,29 +272,45 @@ class Board:
         if key is not None and self._key == (key, team):
             return
         self._key = (key, team) if key is not None else None
-        self.planes[:, :, _SELF:].fill(0.0)
-        flat, stride = self._flat, self.planes.shape[1]
-        x0, y0, stamps = self.x0, self.y0, self._stamps
+        flat = self._flat
+        for idx in self._written:
+            flat[idx] = 0.0
+        written: list[np.ndarray] = []
+        stamps, placed, profiles, traits = self._stamps, self._placed, self.profiles, None
         for c in battle.creatures.values():
             if c.hp <= 0:
                 continue
+            profile = profiles[c.id]
+            if traits is None:
+                traits = self.memo.traits
+            trait = traits.get(profile)
+            if trait is None:
+                trait = traits[profile] = _traits(battle, c)
             ally = c.team == team
-            skey = (
-                self.profiles[c.id],
-                c.facing,
-                rules.can_make_attacks_of_opportunity(c),
-                ally,
-            )
-            stamp = stamps.get(skey)
-            if stamp is None:
-                stamp = stamps[skey] = self._stamp(battle, c, ally)
-            threat, ring, occupied, head = stamp
-            base = ((c.pos[1] - y0) * stride + c.pos[0] - x0) * len(CHANNELS)
+            skey = (profile, c.facing, trait[1] and (not c.flat_footed or trait[2]), ally)
+            pkey = (skey, c.pos)
+            where = placed.get(pkey)
+            if where is None:
+                stamp = stamps.get(skey)
+                if stamp is None:
+                    stamp = stamps[skey] = self._stamp(battle, c, ally)
+                threat, ring, occupied, head = stamp
+                base = self._base(c.pos)
+                where = placed[pkey] = (threat + base, ring + base, occupied + base, head)
+            threat, ring, occupied, head = where
             if threat.size:
-                flat[threat + base] += 1.0
+                flat[threat] += 0.25
+                written.append(threat)
             if ring.size:
-                flat[ring + base] = 1.0
-            flat[occupied + base] = (*head, c.hp / c.max_hp)
+                flat[ring] = 1.0
+                written.append(ring)
+            flat[occupied] = (*head, c.hp / c.max_hp)
+            written.append(occupied)
+        self._written = written
+
+    def _base(self, pos: Pos) -> int:
+        """Flat index of channel 0 of a board cell."""
+        return ((pos[1] - self.y0) * self.planes.shape[1] + pos[0] - self.x0) * len(CHANNELS)
 
     def _stamp(
         self, battle: Battle, c: Creature, ally: bool
@@ -295,19 +339,54 @@ class Board:
         fx, fy = (0.0, 0.0) if table is None else _unit_vector(battle.kind, c.facing)
         return threat, ring, occupied, (0.0, float(ally), float(not ally), c.size / 8.0, fx, fy)
 
-    def window_of(self, battle: Battle, me: Creature, out: np.ndarray) -> None:
-        """Copy the window centred on ``me`` into ``out`` (``W x W x C``)."""
+    def window_of(self, battle: Battle, me: Creature, out: np.ndarray, flat: np.ndarray) -> None:
+        """Copy the window centred on ``me`` into ``out`` (``W x W x C``; ``flat`` is the
+        same memory as one vector)."""
         size, half = self.window, self.window // 2
         r, c = me.pos[1] - self.y0 - half, me.pos[0] - self.x0 - half
         out[:] = self.planes[r : r + size, c : c + size]
-        own = battle.table(me)
+        key = (self.profiles[me.id], me.facing)
+        own = self._own.get(key)
+        if own is None:
+            own = self._own[key] = self._own_stamp(battle, me)
+        areas, selves = own
         if me.hp > 0:
-            rows, cols = _offset_arrays(me.shape.offsets)
-            out[rows + half, cols + half, _SELF : _SELF + 3] = (1.0, 0.0, 0.0)
-        np.minimum(out[:, :, _THREAT_ENEMY : _THREAT_ENEMY + 2], 4.0, out=out[:, :, 10:12])
-        out[:, :, _THREAT_ENEMY : _THREAT_ENEMY + 2] *= 0.25
-        if own is not None:
-            out[:, :, _OWN_FRONT : _OWN_FRONT + 3] = _own_areas(own, size)
+            flat[selves] = _SELF_VALUES[: selves.size]
+        if self.clamp_threats:
+            np.minimum(out[:, :, _THREAT_ENEMY : _THREAT_ENEMY + 2], 1.0, out=out[:, :, 10:12])
+        if areas.size:
+            flat[areas] = 1.0
+        if self.clip:
+            np.clip(out, -BOUND, BOUND, out=out)
+
+    def _own_stamp(self, battle: Battle, me: Creature) -> tuple[np.ndarray, np.ndarray]:
+        """Window flat indices of the observer's own front/flank/rear cells (IC-03) and of
+        its self/ally/enemy channels on its own squares."""
+        size, half, n = self.window, self.window // 2, len(CHANNELS)
+        table = battle.table(me)
+        areas = np.zeros(0, dtype=np.intp)
+        if table is not None:
+            r, c, ch = np.nonzero(_own_areas(table, size))
+            areas = ((r * size + c) * n + ch + _OWN_FRONT).astype(np.intp)
+        rows, cols = _offset_arrays(me.shape.offsets)
+        inside = (abs(rows) <= half) & (abs(cols) <= half)  # a window smaller than the space
+        cells = (rows[inside] + half) * size + cols[inside] + half
+        selves = (cells[:, None] * n + _SELF + np.arange(3)).reshape(-1).astype(np.intp)
+        return areas, selves
+
+
+_SELF_VALUES = np.tile(np.array([1.0, 0.0, 0.0], dtype=np.float32), 64)
+
+
+def _traits(battle: Battle, c: Creature) -> tuple[bool, bool, bool]:
+    """What a creature's profile fixes: whether it has an area table, whether it may make
+    attacks of opportunity at all (threatens, has a melee attack) and whether Combat
+    Reflexes lets it while flat-footed (``rules.can_make_attacks_of_opportunity``)."""
+    return (
+        battle.table(c) is not None,
+        c.threatens and any(not a.ranged for a in c.attacks),
+        c.has_feat("Combat Reflexes"),
+    )
 
 
 def build(
@@ -326,14 +405,23 @@ def build(
     """
     me = battle.creatures[slots[0]]
     out = np.zeros(layout.size, dtype=np.float32)
-    window, table, scalars = layout.split(out)
+    ws, ts = layout.offsets
     if board is None:
         board = Board(battle, layout.window)
     board.fill(battle, me.team, key)
-    board.window_of(battle, me, window)
-    _fill_table(battle, me, slots, table, layout.window, board.memo, board.profiles)
-    _fill_scalars(battle, me, scalars, max_rounds)
-    np.clip(out, -BOUND, BOUND, out=out)
+    board.window_of(battle, me, out[:ws].reshape(layout.window_shape), out)
+    tail = out[ws:]
+    _fill_table(
+        battle,
+        me,
+        slots,
+        tail[:ts].reshape(layout.table_shape),
+        layout.window,
+        board.memo,
+        board.profiles,
+    )
+    _fill_scalars(battle, me, tail[ts:], max_rounds)
+    np.clip(tail, -BOUND, BOUND, out=tail)  # the window is within bounds by construction
     return out
 
 
@@ -443,6 +531,7 @@ class PairMemo:
         self.geometry: dict[tuple, tuple[int, bool, bool]] = {}
         self.modifiers: dict[tuple, int] = {}
         self.statics: dict[int, tuple[float, float, float]] = {}
+        self.traits: dict[int, tuple[bool, bool, bool]] = {}
         self._profiles: dict[tuple, int] = {}
 
     def clear(self) -> None:
