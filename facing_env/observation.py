@@ -253,10 +253,13 @@ class Board:
         self._key: object = None
         self._flat = self.planes.reshape(-1)  # a view: planes are never reallocated
         self._written: list[np.ndarray] = []
-        self._stamps: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray, tuple]] = {}
-        self._placed: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        self._own: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self.memo = PairMemo() if memo is None else memo  # may outlive the battle
+        # stamps by profile are valid on every board of these dimensions (kept by the memo)
+        geometry_key = (self.planes.shape, self.x0, self.y0, window)
+        boards = self.memo.boards
+        if geometry_key not in boards and len(boards) > _BOARD_CACHE_LIMIT:
+            boards.clear()
+        self._stamps, self._placed, self._own = boards.setdefault(geometry_key, ({}, {}, {}))
         self.profiles = self.memo.bind(battle)
         teams: dict[str, int] = {}
         for c in creatures:
@@ -375,6 +378,7 @@ class Board:
         return areas, selves
 
 
+_BOARD_CACHE_LIMIT = 64
 _SELF_VALUES = np.tile(np.array([1.0, 0.0, 0.0], dtype=np.float32), 64)
 
 
@@ -411,6 +415,7 @@ def build(
     board.fill(battle, me.team, key)
     board.window_of(battle, me, out[:ws].reshape(layout.window_shape), out)
     tail = out[ws:]
+    acting = engine.actor(battle) is me
     _fill_table(
         battle,
         me,
@@ -419,9 +424,11 @@ def build(
         layout.window,
         board.memo,
         board.profiles,
+        acting,
     )
-    _fill_scalars(battle, me, tail[ts:], max_rounds)
-    np.clip(tail, -BOUND, BOUND, out=tail)  # the window is within bounds by construction
+    _fill_scalars(battle, me, tail[ts:], max_rounds, acting)
+    np.minimum(tail, BOUND, out=tail)  # the window is within bounds by construction
+    np.maximum(tail, -BOUND, out=tail)
     return out
 
 
@@ -433,13 +440,14 @@ def _fill_table(
     size: int,
     memo: PairMemo | None = None,
     profiles: dict[str, int] | None = None,
+    acting: bool | None = None,
 ) -> None:
     """One row per slot, written in one assignment. The pair columns (areas, distance,
-    threats, facing modifiers, sneak attack) come from ``memo`` (see :class:`PairMemo`)."""
-    acting = engine.actor(battle) is me
-    mask_targets = (
-        {a.arg for a in engine.legal_tuple(battle) if a.kind == engine.ATTACK} if acting else ()
-    )
+    threats, facing modifiers, sneak attack) come from ``memo`` (see :class:`PairMemo`),
+    the columns fixed by a creature's profile from its memo of statics."""
+    if acting is None:
+        acting = engine.actor(battle) is me
+    targets = _attack_targets(battle) if acting else ()
     aoo_used = battle.initiative.aoo_used if battle.initiative else {}
     third_parties = battle.rules.standard_flanking
     if memo is None or profiles is None:
@@ -447,7 +455,8 @@ def _fill_table(
         profiles = memo.bind(battle)
     elif len(memo.rows) > _PAIR_MEMO_LIMIT:
         memo.clear()
-    rows, statics = memo.rows, memo.statics
+    rows, statics, traits = memo.rows, memo.statics, memo.traits
+    kind = battle.kind
     mx, my = me.pos
     mine = profiles[me.id]
     inv = 1.0 / size
@@ -455,17 +464,24 @@ def _fill_table(
         c = battle.creatures[cid]
         if c.hp <= 0:
             continue
-        fx, fy = _facing_vector(battle, c)
+        theirs = profiles[cid]
+        static = statics.get(theirs)
+        if static is None:
+            static = statics[theirs] = _static_features(battle, c)
+        trait = traits.get(theirs)
+        if trait is None:
+            trait = traits[theirs] = _traits(battle, c)
+        fx, fy = _unit_vector(kind, c.facing) if trait[0] else (0.0, 0.0)
         is_me = c is me
         enemy = c.team != me.team
-        theirs = profiles[cid]
+        dx, dy = c.pos[0] - mx, c.pos[1] - my
         key = (
             mine,
             theirs,
             is_me,
             enemy,
-            c.pos[0] - mx,
-            c.pos[1] - my,
+            dx,
+            dy,
             me.facing,
             c.facing,
             me.flat_footed,
@@ -484,30 +500,43 @@ def _fill_table(
                 rules.facing_modifier(battle, c, me) / 10.0,
                 float(rules.sneak_attack_applies(battle, me, c)),
             )
-        static = statics.get(theirs)
-        if static is None:
-            static = statics[theirs] = _static_features(c)
         t[row] = (
             1.0,
             float(is_me),
             float(not enemy and not is_me),
             float(enemy),
-            (c.pos[0] - mx) * inv,
-            (c.pos[1] - my) * inv,
-            c.size / 8.0,
-            float(battle.table(c) is not None),
+            dx * inv,
+            dy * inv,
+            static[0],
+            static[1],
             fx,
             fy,
             c.hp / c.max_hp,
             c.hp / 50.0,
-            c.ac / 30.0,
+            static[2],
             *pair[:9],
             float(c.flat_footed),
             *pair[10:],
-            float(enemy and cid in mask_targets),
-            float(aoo_used.get(cid, 0) == 0 and rules.can_make_attacks_of_opportunity(c)),
-            *static,
+            float(enemy and cid in targets),
+            float(
+                aoo_used.get(cid, 0) == 0 and trait[1] and (not c.flat_footed or trait[2])
+            ),  # rules.can_make_attacks_of_opportunity of a living creature
+            static[3],
+            static[4],
+            static[5],
         )
+
+
+_TARGETS: list = [None, frozenset()]
+
+
+def _attack_targets(battle: Battle) -> frozenset:
+    """Ids the actor may attack now (one set per legal tuple; the tuple is kept alive with
+    it, so an identity check is safe)."""
+    legal = engine.legal_tuple(battle)
+    if _TARGETS[0] is not legal:
+        _TARGETS[:] = [legal, frozenset(a.arg for a in legal if a.kind == engine.ATTACK)]
+    return _TARGETS[1]
 
 
 _PAIR_MEMO_LIMIT = 200_000
@@ -530,8 +559,9 @@ class PairMemo:
         self.rows: dict[tuple, tuple[float, ...]] = {}
         self.geometry: dict[tuple, tuple[int, bool, bool]] = {}
         self.modifiers: dict[tuple, int] = {}
-        self.statics: dict[int, tuple[float, float, float]] = {}
+        self.statics: dict[int, tuple[float, ...]] = {}
         self.traits: dict[int, tuple[bool, bool, bool]] = {}
+        self.boards: dict[tuple, tuple[dict, dict, dict]] = {}
         self._profiles: dict[tuple, int] = {}
 
     def clear(self) -> None:
@@ -626,32 +656,52 @@ def _pair_geometry(battle: Battle, me: Creature, c: Creature) -> tuple[int, bool
     )
 
 
-def _static_features(c: Creature) -> tuple[float, float, float]:
-    """speed, reach and sneak attack columns (fixed for a creature during a battle)."""
+def _static_features(battle: Battle, c: Creature) -> tuple[float, ...]:
+    """The columns a creature's profile fixes: size, has_facing, AC, speed, reach and
+    sneak attack (columns 6, 7, 12, 30, 31, 32)."""
     sneak = 0.0
     if c.sneak_attack:
         n, sides, bonus = parse_dice(c.sneak_attack)
         sneak = (n * (sides + 1) / 2 + bonus) / 10.0
-    return (c.speed / 5 / 12.0, rules.opportunity.melee_reach(c) / 5 / 5.0, sneak)
+    return (
+        c.size / 8.0,
+        float(battle.table(c) is not None),
+        c.ac / 30.0,
+        c.speed / 5 / 12.0,
+        rules.opportunity.melee_reach(c) / 5 / 5.0,
+        sneak,
+    )
 
 
-def _fill_scalars(battle: Battle, me: Creature, s: np.ndarray, max_rounds: int) -> None:
-    s[10] = float(battle.kind is GridKind.HEX)
-    s[11] = float(battle.rules.facing_penalties)
-    s[12] = float(battle.rules.auto_turn_on_attack)
-    ts = battle.turn
-    if ts is None or ts.actor != me.id or engine.actor(battle) is None:
-        s[8] = battle.initiative.round / max_rounds if battle.initiative else 0.0
+def _fill_scalars(
+    battle: Battle, me: Creature, s: np.ndarray, max_rounds: int, acting: bool | None = None
+) -> None:
+    """The 13 scalars, written in one assignment (turn values only for the actor)."""
+    rs = battle.rules
+    hexes = float(battle.kind is GridKind.HEX)
+    if acting is None:
+        acting = engine.actor(battle) is me
+    if not acting:
+        fraction = battle.initiative.round / max_rounds if battle.initiative else 0.0
+        s[8:] = (fraction, 0.0, hexes, float(rs.facing_penalties), float(rs.auto_turn_on_attack))
         return
+    ts = battle.turn
     speed = max(1, me.speed // 5)
-    s[0] = engine.movement_capacity(battle) / (4 * speed)
-    s[1], s[2] = float(ts.move_available), float(ts.standard_available)
-    s[3] = float(not (ts.moved or ts.five_foot_step_taken or ts.running))
-    s[4] = float(not ts.free_turn_used)
-    s[5], s[6] = float(ts.moving), float(ts.running)
-    s[7] = ts.attacks_made / 4.0
-    s[8] = battle.initiative.round / max_rounds
-    s[9] = float(ts.cleave is not None)
+    s[:] = (
+        engine.movement_capacity(battle) / (4 * speed),
+        float(ts.move_available),
+        float(ts.standard_available),
+        float(not (ts.moved or ts.five_foot_step_taken or ts.running)),
+        float(not ts.free_turn_used),
+        float(ts.moving),
+        float(ts.running),
+        ts.attacks_made / 4.0,
+        battle.initiative.round / max_rounds,
+        float(ts.cleave is not None),
+        hexes,
+        float(rs.facing_penalties),
+        float(rs.auto_turn_on_attack),
+    )
 
 
 def state_size(width: int, height: int, n_slots: int) -> int:
