@@ -78,6 +78,23 @@ class Action(NamedTuple):
     arg: int | str | None = None
 
 
+_END = Action(END_TURN)
+_RUN = Action(RUN)
+_MOVES = tuple(Action(MOVE, d) for d in range(8))
+_KEEPS = tuple(Action(STEP_KEEP_FACING, d) for d in range(8))
+_FIVES = tuple(Action(FIVE_FOOT_STEP, d) for d in range(8))
+
+
+@cache
+def _turn_actions(
+    kind: GridKind, ruleset: Ruleset, shape: Shape, facing: int
+) -> tuple[Action, ...]:
+    """TURN to every allowed facing but the current one."""
+    return tuple(
+        Action(TURN, f) for f in geometry.allowed_facings(kind, ruleset, shape) if f != facing
+    )
+
+
 # -- setting up ---------------------------------------------------------------------------
 
 
@@ -260,29 +277,45 @@ def legal_actions(battle: Battle) -> list[Action]:
 def legal_tuple(battle: Battle) -> tuple[Action, ...]:
     """:func:`legal_actions` as the cached tuple itself (no copy; the same object for as
     long as the state is unchanged, so callers may key their own caches on it)."""
+    return _legal_entry(battle)[1]
+
+
+def _legal_entry(battle: Battle) -> tuple[tuple, tuple[Action, ...], dict[Action, int | str]]:
+    """(state key, legal actions, step costs) of the current state, computed once."""
     key = state_key(battle)
     cached = battle.__dict__.get("_legal_cache")
     if cached is not None and cached[0] == key:
-        return cached[1]
-    legal = tuple(_legal_actions(battle))
-    battle.__dict__["_legal_cache"] = (key, legal)
-    return legal
+        return cached
+    costs: dict[Action, int | str] = {}
+    entry = (key, tuple(_legal_actions(battle, costs)), costs)
+    battle.__dict__["_legal_cache"] = entry
+    return entry
 
 
-def _legal_actions(battle: Battle) -> list[Action]:
+def scan_cost(battle: Battle, action: Action) -> int | str | None:
+    """The movement cost the legal scan found for a legal MOVE or STEP_KEEP_FACING in the
+    current state (``rules.FULL_ROUND`` for impeded terrain), None for anything else.
+    ``tests/test_mask_exact.py`` checks it against :func:`_step` (``rules.step_cost``)."""
+    return _legal_entry(battle)[2].get(action)
+
+
+def _legal_actions(battle: Battle, costs: dict[Action, int | str] | None = None) -> list[Action]:
     """The fast scan behind :func:`legal_actions`: each direction's cells are read once
     (``rules.movement.direction_rows`` and ``blocked_or_occupied``, the reads of
     ``step_entry``) and the checks of :func:`why_illegal` are applied in the same order.
-    ``tests/test_mask_exact.py`` proves the two agree on random states."""
+    ``tests/test_mask_exact.py`` proves the two agree on random states. ``costs``, when
+    given, receives the movement cost of every legal MOVE and STEP_KEEP_FACING."""
+    if costs is None:
+        costs = {}
     c = actor(battle)
     if c is None:
         return []
     ts = battle.turn
-    legal = [Action(END_TURN)]
+    legal = [_END]
     if ts.actions_taken >= MAX_ACTIONS_PER_TURN:
         return legal
     if _check_run(battle, c, None) is None:
-        legal.append(Action(RUN))
+        legal.append(_RUN)
     turnable = _turnable(battle, c)
     walk = not ts.five_foot_step_taken
     capacity = movement_capacity(battle) if walk else 0
@@ -307,27 +340,27 @@ def _legal_actions(battle: Battle) -> list[Action]:
             keeps_facing, front = rows[d] if rows is not None else (True, True)
             if row.impeded:  # EP-TER-02: a full-round action
                 if full_round_ok:
-                    moves.append(Action(MOVE, d))
+                    moves.append(_MOVES[d])
+                    costs[_MOVES[d]] = FULL_ROUND
                     if turnable and not keeps_facing:
-                        keeps.append(Action(STEP_KEEP_FACING, d))
+                        keeps.append(_KEEPS[d])
+                        costs[_KEEPS[d]] = FULL_ROUND
             else:
                 cost = walk_cost(row.diagonal, row.difficult, odd)
                 if cost <= capacity:
-                    moves.append(Action(MOVE, d))
+                    moves.append(_MOVES[d])
+                    costs[_MOVES[d]] = cost
                 if turnable and not keeps_facing:
                     if surcharge and not front:
                         cost *= FACING_SURCHARGE_MULTIPLIER
                     if cost <= capacity:
-                        keeps.append(Action(STEP_KEEP_FACING, d))
+                        keeps.append(_KEEPS[d])
+                        costs[_KEEPS[d]] = cost
         if five_ok and five_speed and not (occupied or row.difficult or row.impeded):
-            fives.append(Action(FIVE_FOOT_STEP, row.d))  # EP-5FT-03
+            fives.append(_FIVES[row.d])  # EP-5FT-03
     legal += moves + keeps + fives
     if turnable and _turn_cost(battle) is not None:
-        legal.extend(
-            Action(TURN, f)
-            for f in geometry.allowed_facings(battle.kind, battle.ruleset, c.shape)
-            if f != c.facing
-        )
+        legal.extend(_turn_actions(battle.kind, battle.ruleset, c.shape, c.facing))
     if _attack_slots(battle)[0]:
         legal.extend(
             Action(ATTACK, e.id)
@@ -534,7 +567,8 @@ def apply(battle: Battle, action: Action, dice: Dice) -> list[Event]:
     or dies, its turn ends by itself.
     """
     action = Action(*action)
-    if action not in legal_tuple(battle):
+    _, legal, costs = _legal_entry(battle)
+    if action not in legal:
         reason = why_illegal(battle, action) or "not among the legal actions"
         raise IllegalActionError(f"illegal action {action.kind}({action.arg!r}): {reason}")
     c = battle.creatures[battle.turn.actor]
@@ -543,7 +577,11 @@ def apply(battle: Battle, action: Action, dice: Dice) -> list[Event]:
     if action.kind != TURN:
         battle.turn.declaring = False
     battle.turn.actions_taken += 1
-    events = _APPLY[action.kind](battle, c, action.arg, dice)
+    if action.kind == MOVE or action.kind == STEP_KEEP_FACING:
+        turn_first = action.kind == MOVE
+        events = _apply_step(battle, c, action.arg, dice, turn_first, costs.get(action))
+    else:
+        events = _APPLY[action.kind](battle, c, action.arg, dice)
     if not is_over(battle):
         events += _auto_end(battle)
     return events
@@ -591,11 +629,18 @@ def _open_movement(battle: Battle, c: Creature, cost: int) -> None:
 
 
 def _apply_step(
-    battle: Battle, c: Creature, arg: object, dice: Dice, turn_first: bool
+    battle: Battle,
+    c: Creature,
+    arg: object,
+    dice: Dice,
+    turn_first: bool,
+    cost: int | str | None = None,
 ) -> list[Event]:
+    """A step of a move; ``cost`` is the legal scan's (:func:`scan_cost`) when known."""
     d = int(arg)  # type: ignore[arg-type]
     ts = battle.turn
-    cost, _ = _step(battle, c, d, turn_first)
+    if cost is None:
+        cost, _ = _step(battle, c, d, turn_first)
     events: list[Event] = []
     if cost == FULL_ROUND:
         ts.move_available = ts.standard_available = False

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import Iterable, Iterator, Mapping
 
@@ -201,6 +201,13 @@ def cells_distance(kind: GridKind, a: Iterable[Pos], b: Iterable[Pos], diagonal_
     """Smallest distance between any cell of ``a`` and any cell of ``b``."""
     bs = tuple(b)
     return min(cell_distance(kind, p, q, diagonal_rule) for p in a for q in bs)
+
+
+@lru_cache(maxsize=65536)
+def footprint_distance(kind: GridKind, a: Shape, b: Shape, offset: Pos, diagonal_rule: str) -> int:
+    """:func:`cells_distance` between two footprints, ``b``'s anchor at ``offset`` from
+    ``a``'s (distances are translation invariant on both grids, so this is cached)."""
+    return cells_distance(kind, a.offsets, b.cells(offset), diagonal_rule)
 
 
 # -- Shapes ---------------------------------------------------------------------------------

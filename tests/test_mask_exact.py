@@ -7,7 +7,8 @@ reset, see ``tests/env_play.py``):
   fresh ``Dice`` of the same mode), and every index it forbids raises
   ``IllegalActionError`` without changing the battle (README "Actions");
 - ``engine.legal_actions`` (the one-pass scan) equals ``engine.reference_legal_actions``
-  (every candidate checked by ``why_illegal``);
+  (every candidate checked by ``why_illegal``), and the movement cost the scan records for
+  each legal step (``engine.scan_cost``, what ``apply`` pays) is ``rules.step_cost``'s;
 - the env's observation of every agent equals the slow cell-by-cell build of
   ``tests/reference_observation.py`` (clipped to ``observation.BOUND`` like the env's).
 """
@@ -66,6 +67,20 @@ def check_legal_matches_reference(env) -> None:
     slow = engine.reference_legal_actions(env.battle)
     assert len(set(fast)) == len(fast), f"duplicate legal actions: {fast}"
     assert sorted(fast, key=_sort_key) == sorted(slow, key=_sort_key)
+    check_scan_costs(env.battle, fast)
+
+
+def check_scan_costs(battle, legal) -> None:
+    """The cost apply takes from the scan is the one rules.step_cost gives (via _step)."""
+    c = engine.actor(battle)
+    for action in legal:
+        if action.kind in (engine.MOVE, engine.STEP_KEEP_FACING):
+            turn_first = action.kind == engine.MOVE
+            expected, why = engine._step(battle, c, action.arg, turn_first)
+            assert why is None and expected is not None
+            assert engine.scan_cost(battle, action) == expected, action
+        else:
+            assert engine.scan_cost(battle, action) is None, action
 
 
 def check_observations_match_reference(env) -> None:

@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 
 from facing_env.battle import Attack, Battle, Creature
 from facing_env.errors import RulesQueryError
-from facing_env.geometry import Shape, cell_distance
+from facing_env.geometry import Shape, cell_distance, footprint_distance
 from facing_env.tables import FEET_PER_SQUARE
 from facing_env.types import GridKind, MoveMode, Pos
 
@@ -103,7 +103,10 @@ def within_reach(battle: Battle, attacker: Creature, defender: Creature, attack:
     feet = attack.range if attack.ranged else attack.reach
     if feet <= 0:
         return False
-    dist = battle.cells_distance(battle.cells_of(attacker), battle.cells_of(defender))
+    offset = (defender.pos[0] - attacker.pos[0], defender.pos[1] - attacker.pos[1])
+    dist = footprint_distance(
+        battle.kind, attacker.shape, defender.shape, offset, battle.diagonal_rule
+    )
     return dist * FEET_PER_SQUARE <= feet
 
 
