@@ -299,16 +299,25 @@ class Board:
                     stamp = stamps[skey] = self._stamp(battle, c, ally)
                 threat, ring, occupied, head = stamp
                 base = self._base(c.pos)
-                where = placed[pkey] = (threat + base, ring + base, occupied + base, head)
-            threat, ring, occupied, head = where
+                cells = occupied + base
+                where = placed[pkey] = (
+                    threat + base,
+                    ring + base,
+                    cells[:, :-1].reshape(-1),
+                    np.tile(np.array(head, dtype=np.float32), len(cells)),
+                    cells[:, -1].copy(),
+                )
+            threat, ring, occupied, head, hp = where
             if threat.size:
                 flat[threat] += 0.25
                 written.append(threat)
             if ring.size:
                 flat[ring] = 1.0
                 written.append(ring)
-            flat[occupied] = (*head, c.hp / c.max_hp)
+            flat[occupied] = head
+            flat[hp] = c.hp / c.max_hp
             written.append(occupied)
+            written.append(hp)
         self._written = written
 
     def _base(self, pos: Pos) -> int:
