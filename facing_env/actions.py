@@ -107,12 +107,14 @@ class ActionCodec:
             return TURN_BASE + allowed.index(int(arg))  # type: ignore[arg-type]
         return _BASES[kind] + int(arg)  # type: ignore[arg-type]
 
-    def mask(self, battle: Battle, slots: list[str]) -> np.ndarray:
-        """The int8 mask of the acting creature (all zeros for anyone else)."""
+    def mask(self, battle: Battle, slots: list[str], legal: tuple | None = None) -> np.ndarray:
+        """The int8 mask of the acting creature (all zeros for anyone else); ``legal``,
+        when given, is ``engine.legal_tuple(battle)`` and the creature is the actor."""
         out = np.zeros(self.n, dtype=np.int8)
-        if engine.actor(battle) is None or battle.turn.actor != slots[0]:
-            return out
-        legal = engine.legal_tuple(battle)
+        if legal is None:
+            if engine.actor(battle) is None or battle.turn.actor != slots[0]:
+                return out
+            legal = engine.legal_tuple(battle)
         cached = self.__dict__.get("_mask_cache")
         if cached is None or cached[0] is not legal or cached[1] != slots:
             table = self._index_table(battle, slots)

@@ -274,15 +274,20 @@ def legal_actions(battle: Battle) -> list[Action]:
     return list(legal_tuple(battle))
 
 
-def legal_tuple(battle: Battle) -> tuple[Action, ...]:
+def legal_tuple(battle: Battle, key: tuple | None = None) -> tuple[Action, ...]:
     """:func:`legal_actions` as the cached tuple itself (no copy; the same object for as
-    long as the state is unchanged, so callers may key their own caches on it)."""
-    return _legal_entry(battle)[1]
+    long as the state is unchanged, so callers may key their own caches on it). ``key``,
+    when the caller has it already, must be ``state_key(battle)``."""
+    return _legal_entry(battle, key)[1]
 
 
-def _legal_entry(battle: Battle) -> tuple[tuple, tuple[Action, ...], dict[Action, int | str]]:
-    """(state key, legal actions, step costs) of the current state, computed once."""
-    key = state_key(battle)
+def _legal_entry(
+    battle: Battle, key: tuple | None = None
+) -> tuple[tuple, tuple[Action, ...], dict[Action, int | str]]:
+    """(state key, legal actions, step costs) of the current state, computed once;
+    ``key``, when the caller has it, must be ``state_key(battle)``."""
+    if key is None:
+        key = state_key(battle)
     cached = battle.__dict__.get("_legal_cache")
     if cached is not None and cached[0] == key:
         return cached

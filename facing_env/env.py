@@ -215,16 +215,17 @@ class raw_env(AECEnv):
             return cached
         cid = self.agent_to_id[agent]
         slots = self.slots[cid]
+        battle = self.battle
+        key = engine.state_key(battle)
+        actor = engine.actor(battle)
+        legal = engine.legal_tuple(battle, key) if actor is not None and actor.id == cid else None
         obs = {
             "observation": observation.build(
-                self.battle,
-                slots,
-                self.layout,
-                self.max_rounds,
-                board=self._board,
-                key=engine.state_key(self.battle),
+                battle, slots, self.layout, self.max_rounds, self._board, key, legal
             ),
-            "action_mask": self.codec.mask(self.battle, slots),
+            "action_mask": self.codec.mask(battle, slots, legal)
+            if legal is not None
+            else np.zeros(self.codec.n, dtype=np.int8),
         }
         if not obs["action_mask"].any():
             # Not this agent's turn (or it is dead): only the END_TURN placeholder is set,

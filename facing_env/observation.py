@@ -409,12 +409,13 @@ def build(
     max_rounds: int,
     board: Board | None = None,
     key: object = None,
+    legal: tuple | None = None,
 ) -> np.ndarray:
     """The observation vector of creature ``slots[0]``.
 
-    ``board`` (a :class:`Board` of this battle) and ``key`` (a fingerprint of the state,
-    e.g. ``engine.state_key``) let the env reuse the padded planes between observers;
-    without them the planes are drawn from scratch.
+    ``board`` (a :class:`Board` of this battle) and ``key`` (``engine.state_key``) let the
+    env reuse the padded planes between observers; without them the planes are drawn from
+    scratch. ``legal``, when given, is ``engine.legal_tuple(battle)`` of this state.
     """
     me = battle.creatures[slots[0]]
     out = np.zeros(layout.size, dtype=np.float32)
@@ -425,6 +426,8 @@ def build(
     board.window_of(battle, me, out[:ws].reshape(layout.window_shape), out)
     tail = out[ws:]
     acting = engine.actor(battle) is me
+    if acting and legal is None:
+        legal = engine.legal_tuple(battle, key if isinstance(key, tuple) else None)
     _fill_table(
         battle,
         me,
@@ -434,6 +437,7 @@ def build(
         board.memo,
         board.profiles,
         acting,
+        legal,
     )
     _fill_scalars(battle, me, tail[ts:], max_rounds, acting)
     np.minimum(tail, BOUND, out=tail)  # the window is within bounds by construction
@@ -450,13 +454,14 @@ def _fill_table(
     memo: PairMemo | None = None,
     profiles: dict[str, int] | None = None,
     acting: bool | None = None,
+    legal: tuple | None = None,
 ) -> None:
     """One row per slot, written in one assignment. The pair columns (areas, distance,
     threats, facing modifiers, sneak attack) come from ``memo`` (see :class:`PairMemo`),
     the columns fixed by a creature's profile from its memo of statics."""
     if acting is None:
         acting = engine.actor(battle) is me
-    targets = _attack_targets(battle) if acting else ()
+    targets = _attack_targets(battle, legal) if acting else ()
     aoo_used = battle.initiative.aoo_used if battle.initiative else {}
     third_parties = battle.rules.standard_flanking
     if memo is None or profiles is None:
@@ -539,10 +544,11 @@ def _fill_table(
 _TARGETS: list = [None, frozenset()]
 
 
-def _attack_targets(battle: Battle) -> frozenset:
+def _attack_targets(battle: Battle, legal: tuple | None = None) -> frozenset:
     """Ids the actor may attack now (one set per legal tuple; the tuple is kept alive with
     it, so an identity check is safe)."""
-    legal = engine.legal_tuple(battle)
+    if legal is None:
+        legal = engine.legal_tuple(battle)
     if _TARGETS[0] is not legal:
         _TARGETS[:] = [legal, frozenset(a.arg for a in legal if a.kind == engine.ATTACK)]
     return _TARGETS[1]
