@@ -27,7 +27,7 @@ two creatures in one space between atomic actions, so the engine does not offer 
 from __future__ import annotations
 
 import numbers
-from functools import cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 from facing_env import geometry, rules
@@ -366,13 +366,20 @@ def _legal_actions(battle: Battle, costs: dict[Action, int | str] | None = None)
     legal += moves + keeps + fives
     if turnable and _turn_cost(battle) is not None:
         legal.extend(_turn_actions(battle.kind, battle.ruleset, c.shape, c.facing))
-    if _attack_slots(battle)[0]:
-        legal.extend(
-            Action(ATTACK, e.id)
-            for e in battle.living()
-            if e.team != c.team and _usable_slot(battle, c, e) is not None
-        )
+    slots = _attack_slots(battle)[0]
+    if slots:
+        for e in battle.creatures.values():  # living enemies in spec order, as _usable_slot
+            if e.hp > 0 and e.team != c.team:
+                for slot in slots:
+                    if slot_reaches(battle, c, e, slot):
+                        legal.append(_attack_action(e.id))
+                        break
     return legal
+
+
+@lru_cache(maxsize=4096)
+def _attack_action(target: str) -> Action:
+    return Action(ATTACK, target)
 
 
 def _facing_rows(battle: Battle, c: Creature) -> tuple[tuple[bool, bool], ...]:

@@ -167,38 +167,39 @@ class raw_env(AECEnv):
 
     def _finish_step(self, events: list) -> None:
         self._obs_cache = {}
+        battle, step_rewards = self.battle, self.rewards
         for a in self.agents:
-            self.rewards[a] = 0.0
-        earned = rewards.event_rewards(events, self.teams, self.scenario.rewards)
-        for e in events:
-            if e.kind == "attack" and e.damage and e.target is not None:
-                self.damage_ledger[self.id_to_agent[e.actor]] += e.damage
-        for cid, value in earned.items():
-            agent = self.id_to_agent[cid]
-            if agent in self.rewards:
-                self.rewards[agent] += value
-        over = engine.is_over(self.battle)
+            step_rewards[a] = 0.0
+        if any(e.kind == "attack" for e in events):  # only attacks and deaths pay
+            earned = rewards.event_rewards(events, self.teams, self.scenario.rewards)
+            for e in events:
+                if e.kind == "attack" and e.damage and e.target is not None:
+                    self.damage_ledger[self.id_to_agent[e.actor]] += e.damage
+            for cid, value in earned.items():
+                agent = self.id_to_agent[cid]
+                if agent in step_rewards:
+                    step_rewards[agent] += value
+        over = engine.is_over(battle)
         if over:
             outcome = rewards.outcome_rewards(
-                self.teams, engine.winner(self.battle), self.scenario.rewards
+                self.teams, engine.winner(battle), self.scenario.rewards
             )
             for cid, value in outcome.items():
-                if self.id_to_agent[cid] in self.rewards:
-                    self.rewards[self.id_to_agent[cid]] += value
+                if self.id_to_agent[cid] in step_rewards:
+                    step_rewards[self.id_to_agent[cid]] += value
+        creatures = battle.creatures
         for a in self.agents:
-            cid = self.agent_to_id[a]
-            if over or self.battle.creatures[cid].hp <= 0:
+            if over or creatures[self.agent_to_id[a]].hp <= 0:
                 self.terminations[a] = True
-        truncated = not over and self.battle.initiative.round > self.max_rounds
+        truncated = not over and battle.initiative.round > self.max_rounds
         if truncated:
             draw = self.scenario.rewards.draw
             for a in self.agents:
                 if not self.terminations[a]:
                     self.truncations[a] = True
-                    self.rewards[a] += draw
-        actor = engine.actor(self.battle)
-        if actor is not None:
-            self.agent_selection = self.id_to_agent[actor.id]
+                    step_rewards[a] += draw
+        if not over and battle.turn is not None:  # engine.actor(battle), is_over known
+            self.agent_selection = self.id_to_agent[battle.turn.actor]
         self._accumulate_rewards()
         self._deads_step_first()
 
