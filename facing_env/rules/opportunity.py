@@ -121,6 +121,16 @@ def _positions(mover: Creature, path: Iterable[Sequence[int]]) -> list[Pos]:
     return [mover.pos, *steps]
 
 
+_MOVE_MODES = {m.value: m for m in MoveMode} | {m: m for m in MoveMode}
+
+
+@cache
+def _left_behind(shape: Shape, delta: Pos) -> tuple[Pos, ...]:
+    """Offsets of the squares a footprint leaves when its anchor moves by ``delta``."""
+    after = set(shape.cells(delta))
+    return tuple(o for o in shape.offsets if o not in after)
+
+
 def provokers(
     battle: Battle,
     mover: str | Creature,
@@ -144,11 +154,10 @@ def provokers(
       failed charge everyone threatening an exited square does.
     """
     m = battle.creature(mover)
-    try:
-        move = MoveMode(mode)
-    except ValueError:
+    move = _MOVE_MODES.get(mode) if isinstance(mode, str) else None
+    if move is None:
         names = ", ".join(x.value for x in MoveMode)
-        raise RulesQueryError(f"unknown movement mode {mode!r}; expected one of {names}") from None
+        raise RulesQueryError(f"unknown movement mode {mode!r}; expected one of {names}")
     if primary_target is not None:
         battle.creature(primary_target)
     if move in (MoveMode.FIVE_FOOT_STEP, MoveMode.FORCED):
@@ -166,7 +175,8 @@ def provokers(
     order: list[str] = []
     positions = _positions(m, path)
     for here, there in itertools.pairwise(positions):
-        left = set(m.shape.cells(here)) - set(m.shape.cells(there))
+        behind = _left_behind(m.shape, (there[0] - here[0], there[1] - here[1]))
+        left = [(here[0] + dx, here[1] + dy) for dx, dy in behind]
         for eid, zone in zones.items():
             if eid not in order and not zone.isdisjoint(left):
                 order.append(eid)
