@@ -226,9 +226,9 @@ class Board:
     are redrawn once per state and observing team (three flat-index writes per creature
     from stamps cached per profile, facing and side, placed by index arrays cached per
     anchor), after zeroing only the cells the previous drawing wrote. Threat channels hold
-    0.25 per threatening creature, so they need clamping at 1 only when a team has more
-    than four creatures. Each observation copies a ``W x W`` slice and writes the
-    observer's own-area and self stamps by flat index.
+    0.25 per threatening creature, so they need clamping at 1 only when some observer
+    could have more than four allies or enemies. Each observation copies a ``W x W``
+    slice and writes the observer's own-area and self stamps by flat index.
     """
 
     def __init__(self, battle: Battle, window: int, memo: PairMemo | None = None) -> None:
@@ -264,7 +264,8 @@ class Board:
         teams: dict[str, int] = {}
         for c in creatures:
             teams[c.team] = teams.get(c.team, 0) + 1
-        self.clamp_threats = max(teams.values(), default=0) > 4
+        # an observer's allies are its team, its enemies every other creature
+        self.clamp_threats = any(max(n, len(creatures) - n) > 4 for n in teams.values())
         # hit-point fractions above BOUND only when a spec sets hp far above max_hp
         self.clip = any(c.hp > BOUND * c.max_hp for c in creatures)
 

@@ -231,3 +231,49 @@ def test_pair_memo_tells_creatures_apart_by_spec_not_by_id():
     assert row[reach] == 1.0
     assert len(set(observation.PairMemo().bind(env.battle).values())) == 2
     check_observations_match_reference(env)
+
+
+@pytest.mark.parametrize(
+    ("teams", "lone"),
+    [
+        (("a", "b", "c", "d", "e", "f"), 5),  # a free-for-all
+        (("a", "b", "b", "c", "c", "c"), 0),  # three teams, none over three creatures
+        (("a", "a", "a", "a", "a", "b"), 5),  # one team of five
+    ],
+)
+def test_threat_channels_are_capped_at_four_threateners(teams, lone):
+    """The board accumulates 0.25 per threatening creature and clamps only when an
+    observer can have more than four allies or enemies (``observation.Board``): the cell
+    (2, 2), threatened by the five creatures around it, reads 1.0 for the one creature
+    whose enemies they all are, as the oracle's min(count, 4) / 4; every agent's whole
+    observation equals the oracle's."""
+    from facing_env.scenario import scenario_from_dict
+
+    around = iter([(1, 1), (2, 1), (3, 1), (1, 2), (3, 2)])
+    cells = [(1, 3) if i == lone else next(around) for i in range(6)]  # all around (2, 2)
+    sword = {"name": "sword", "bonus": 5, "damage": "1d8+3"}
+    creatures = [
+        {
+            "id": f"c{i}",
+            "size": "medium",
+            "hp": 20,
+            "ac": 15,
+            "attacks": [sword],
+            "feats": ["Combat Reflexes"],  # threatens while flat-footed
+            "team": teams[i],
+            "pos": list(cells[i]),
+            "facing": "N",
+        }
+        for i in range(6)
+    ]
+    spec = {"name": "crowd", "ruleset": "ua35", "map": "........\n" * 8, "creatures": creatures}
+    env = facing_env.raw_env(scenario=scenario_from_dict(spec))
+    env.reset(seed=0)
+    check_observations_match_reference(env)
+    me = env.battle.creatures[f"c{lone}"]
+    agent = env.id_to_agent[me.id]
+    window, _, _ = env.layout.split(env.observe(agent)["observation"])
+    half = env.layout.window // 2
+    assert tuple(me.pos) == (1, 3)
+    enemy = observation.CHANNELS.index("threatened_by_enemies")
+    assert window[2 - 3 + half, 2 - 1 + half, enemy] == 1.0
