@@ -307,18 +307,16 @@ class Board:
                     cells[:, :-1].reshape(-1),
                     np.tile(np.array(head, dtype=np.float32), len(cells)),
                     cells[:, -1].copy(),
+                    np.concatenate([threat + base, ring + base, cells.reshape(-1)]),
                 )
-            threat, ring, occupied, head, hp = where
+            threat, ring, occupied, head, hp, every = where
             if threat.size:
                 flat[threat] += 0.25
-                written.append(threat)
             if ring.size:
                 flat[ring] = 1.0
-                written.append(ring)
             flat[occupied] = head
             flat[hp] = c.hp / c.max_hp
-            written.append(occupied)
-            written.append(hp)
+            written.append(every)
         self._written = written
 
     def _base(self, pos: Pos) -> int:
