@@ -152,12 +152,6 @@ class ObservationLayout:
         return w, t, obs[self.window_size + self.table_size :]
 
 
-def _facing_vector(battle: Battle, c: Creature) -> tuple[float, float]:
-    if battle.table(c) is None:
-        return (0.0, 0.0)
-    return _unit_vector(battle.kind, c.facing)
-
-
 @cache
 def _unit_vector(kind: GridKind, facing: int) -> tuple[float, float]:
     angle = math.radians(geometry.facing_angle(kind, facing))
@@ -280,18 +274,21 @@ class Board:
         for idx in self._written:
             flat[idx] = 0.0
         written: list[np.ndarray] = []
-        stamps, placed, profiles, traits = self._stamps, self._placed, self.profiles, None
+        stamps, placed, profiles, traits = (
+            self._stamps,
+            self._placed,
+            self.profiles,
+            self.memo.traits,
+        )
         for c in battle.creatures.values():
             if c.hp <= 0:
                 continue
             profile = profiles[c.id]
-            if traits is None:
-                traits = self.memo.traits
             trait = traits.get(profile)
             if trait is None:
-                trait = traits[profile] = _traits(battle, c)
+                trait = traits[profile] = rules.opportunity.aoo_traits(c)
             ally = c.team == team
-            skey = (profile, c.facing, trait[1] and (not c.flat_footed or trait[2]), ally)
+            skey = (profile, c.facing, trait[0] and (not c.flat_footed or trait[1]), ally)
             pkey = (skey, c.pos)
             where = placed.get(pkey)
             if where is None:
@@ -300,14 +297,14 @@ class Board:
                     stamp = stamps[skey] = self._stamp(battle, c, ally)
                 threat, ring, occupied, head = stamp
                 base = self._base(c.pos)
-                cells = occupied + base
+                threat, ring, cells = threat + base, ring + base, occupied + base
                 where = placed[pkey] = (
-                    threat + base,
-                    ring + base,
+                    threat,
+                    ring,
                     cells[:, :-1].reshape(-1),
                     np.tile(np.array(head, dtype=np.float32), len(cells)),
                     cells[:, -1].copy(),
-                    np.concatenate([threat + base, ring + base, cells.reshape(-1)]),
+                    np.concatenate([threat, ring, cells.reshape(-1)]),  # all to zero later
                 )
             threat, ring, occupied, head, hp, every = where
             if threat.size:
@@ -390,17 +387,6 @@ _BOARD_CACHE_LIMIT = 64
 _SELF_VALUES = np.tile(np.array([1.0, 0.0, 0.0], dtype=np.float32), 64)
 
 
-def _traits(battle: Battle, c: Creature) -> tuple[bool, bool, bool]:
-    """What a creature's profile fixes: whether it has an area table, whether it may make
-    attacks of opportunity at all (threatens, has a melee attack) and whether Combat
-    Reflexes lets it while flat-footed (``rules.can_make_attacks_of_opportunity``)."""
-    return (
-        battle.table(c) is not None,
-        c.threatens and any(not a.ranged for a in c.attacks),
-        c.has_feat("Combat Reflexes"),
-    )
-
-
 def build(
     battle: Battle,
     slots: list[str],
@@ -414,7 +400,8 @@ def build(
 
     ``board`` (a :class:`Board` of this battle) and ``key`` (``engine.state_key``) let the
     env reuse the padded planes between observers; without them the planes are drawn from
-    scratch. ``legal``, when given, is ``engine.legal_tuple(battle)`` of this state.
+    scratch. ``legal``, when given, is ``engine.legal_tuple(battle)`` of this state and
+    ``slots[0]`` is the actor.
     """
     me = battle.creatures[slots[0]]
     out = np.zeros(layout.size, dtype=np.float32)
@@ -424,7 +411,7 @@ def build(
     board.fill(battle, me.team, key)
     board.window_of(battle, me, out[:ws].reshape(layout.window_shape), out)
     tail = out[ws:]
-    acting = engine.actor(battle) is me
+    acting = legal is not None or engine.actor(battle) is me  # legal: the actor's
     if acting and legal is None:
         legal = engine.legal_tuple(battle, key if isinstance(key, tuple) else None)
     _fill_table(
@@ -483,8 +470,8 @@ def _fill_table(
             static = statics[theirs] = _static_features(battle, c)
         trait = traits.get(theirs)
         if trait is None:
-            trait = traits[theirs] = _traits(battle, c)
-        fx, fy = _unit_vector(kind, c.facing) if trait[0] else (0.0, 0.0)
+            trait = traits[theirs] = rules.opportunity.aoo_traits(c)
+        fx, fy = _unit_vector(kind, c.facing) if static[1] else (0.0, 0.0)
         is_me = c is me
         enemy = c.team != me.team
         dx, dy = c.pos[0] - mx, c.pos[1] - my
@@ -532,7 +519,7 @@ def _fill_table(
             *pair[10:],
             float(enemy and cid in targets),
             float(
-                aoo_used.get(cid, 0) == 0 and trait[1] and (not c.flat_footed or trait[2])
+                aoo_used.get(cid, 0) == 0 and trait[0] and (not c.flat_footed or trait[1])
             ),  # rules.can_make_attacks_of_opportunity of a living creature
             static[3],
             static[4],
@@ -574,7 +561,7 @@ class PairMemo:
         self.geometry: dict[tuple, tuple[int, bool, bool]] = {}
         self.modifiers: dict[tuple, int] = {}
         self.statics: dict[int, tuple[float, ...]] = {}
-        self.traits: dict[int, tuple[bool, bool, bool]] = {}
+        self.traits: dict[int, tuple[bool, bool]] = {}  # rules.opportunity.aoo_traits
         self.boards: dict[tuple, tuple[dict, dict, dict]] = {}
         self._profiles: dict[tuple, int] = {}
 

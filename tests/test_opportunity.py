@@ -130,6 +130,30 @@ def test_srd_ff_01_flat_footed_creatures_do_not_threaten():
     assert provokers(b, "M", [(1, 1), (1, 2)]) == ["F"]
 
 
+def test_srd_ff_01_combat_reflexes_lifts_the_flat_footed_bar_and_aoo_traits_split_it():
+    """SRD-FF-01 with the 3.5 SRD's Combat Reflexes exception (see
+    ``can_make_attacks_of_opportunity``): a flat-footed creature with the feat still
+    threatens. ``aoo_traits`` is the spec-fixed part of that rule (may at all, reflexes)."""
+    from facing_env.rules.opportunity import aoo_traits
+
+    b = board(
+        """
+        . F .
+        . M .
+        . R .
+        """,
+        F={"flat_footed": True, "feats": ["Combat Reflexes"]},
+        R={"attacks": [{"name": "bow", "kind": "ranged", "range": 60, "damage": "1d8"}]},
+    )
+    assert aoo_traits(b.creature("F")) == (True, True)
+    assert aoo_traits(b.creature("M")) == (True, False)
+    assert aoo_traits(b.creature("R")) == (False, False)  # no melee attack (EP-THR-01)
+    assert can_make_attacks_of_opportunity(b.creature("F")) is True
+    assert provokers(b, "M", [(1, 1), (2, 1)]) == ["F"]
+    b.creature("F").hp = 0
+    assert can_make_attacks_of_opportunity(b.creature("F")) is False
+
+
 def test_ep_thr_01_non_threatening_creature_provokes_nothing():
     """EP-THR-01: only creatures who can make attacks of opportunity threaten (a
     creature with ``threatens: false`` or only a ranged attack threatens nothing)."""

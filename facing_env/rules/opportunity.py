@@ -30,10 +30,18 @@ def can_make_attacks_of_opportunity(creature: Creature) -> bool:
     lifts this, as in the 3.5 SRD). Tiny and smaller creatures have no reach (EP-REACH-01),
     so they threaten only the squares they occupy (EP-THR-01), never an adjacent one.
     """
-    has_melee = any(not a.ranged for a in creature.attacks)
-    if creature.hp <= 0 or not creature.threatens or not has_melee:
+    if creature.hp <= 0:
         return False
-    return not creature.flat_footed or creature.has_feat("Combat Reflexes")
+    may, reflexes = aoo_traits(creature)
+    return may and (not creature.flat_footed or reflexes)
+
+
+def aoo_traits(creature: Creature) -> tuple[bool, bool]:
+    """The parts of :func:`can_make_attacks_of_opportunity` a creature's spec fixes:
+    whether it may make them at all (threatens, has a melee attack) and whether Combat
+    Reflexes lets it while flat-footed (SRD-FF-01)."""
+    may = creature.threatens and any(not a.ranged for a in creature.attacks)
+    return may, creature.has_feat("Combat Reflexes")
 
 
 @cache
