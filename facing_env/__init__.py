@@ -10,10 +10,18 @@ Public API (DESIGN.md section 2)::
 
 The rule queries live in :mod:`facing_env.rules`; the rules engine imports neither
 gymnasium nor pettingzoo, and importing this package never imports torch.
+``compiled_modules()`` lists the modules running from the optional Cython build
+(:mod:`facing_env._accel`).
 """
 
+# ruff: noqa: E402  (the build is chosen before the first compiled module is imported)
 from __future__ import annotations
 
+from facing_env import _accel
+
+_accel.activate()
+
+from facing_env._accel import compiled_modules
 from facing_env.battle import Attack, Battle, Creature, Shield
 from facing_env.env import env, parallel_env, raw_env
 from facing_env.errors import IllegalActionError, RulesQueryError, ScenarioError
@@ -40,6 +48,7 @@ __all__ = [
     "Size",
     "Terrain",
     "__version__",
+    "compiled_modules",
     "env",
     "load_scenario",
     "parallel_env",

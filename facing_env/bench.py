@@ -4,7 +4,8 @@ For every built-in scenario it plays random masked actions through ``facing_env.
 (observation and mask included, as a learner would see them) and reports steps per second,
 then the same for observation building alone (``observe`` on a fixed state) and for
 PettingZoo's ``connect_four_v3.env()`` measured in the same run, the yardstick of
-DESIGN.md section 9. All randomness is seeded, so two runs play the same games.
+DESIGN.md section 9. All randomness is seeded, so two runs play the same games. The first
+line says whether the optional Cython build is in use (:mod:`facing_env._accel`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from pettingzoo import AECEnv
 
+from facing_env._accel import compiled_modules
 from facing_env.env import env as make_env
 from facing_env.scenario import scenario_names
 
@@ -109,6 +111,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     steps = args.steps or (2_000 if args.quick else 20_000)
     results = run(scenarios, steps, obs_repeats=max(200, steps // 4))
     yardstick = results[0].rate
+    compiled = compiled_modules()
+    build = f"compiled ({len(compiled)} modules)" if compiled else "pure Python"
+    print(f"facing_env build: {build}")
     print(f"{'benchmark':<28}{'steps':>9}{'steps/s':>12}{'vs connect_four':>17}")
     for r in results:
         print(f"{r.name:<28}{r.steps:>9}{r.rate:>12,.0f}{r.rate / yardstick:>16.2f}x")
