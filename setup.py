@@ -57,6 +57,11 @@ def _digest(path: Path) -> str:
 class OptionalBuildExt(build_ext):
     """build_ext that writes the manifest, and falls back to pure Python on failure."""
 
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if not self.parallel:  # pip's editable builds pass no options: use every core
+            self.parallel = os.cpu_count() or 1
+
     def run(self) -> None:
         try:
             super().run()
@@ -108,5 +113,4 @@ def _extensions() -> list:
 setup(
     ext_modules=_extensions(),
     cmdclass={"build_ext": OptionalBuildExt},
-    options={"build_ext": {"parallel": os.cpu_count() or 1}},
 )
