@@ -118,7 +118,7 @@ class ActionCodec:
         cached = self.__dict__.get("_mask_cache")
         if cached is None or cached[0] is not legal or cached[1] != slots:
             table = self._index_table(battle, slots)
-            indices = [table[a] for a in legal]
+            indices = np.array([table[a] for a in legal], dtype=np.intp)
             cached = self.__dict__["_mask_cache"] = (legal, list(slots), indices)
         out[cached[2]] = 1
         return out

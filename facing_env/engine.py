@@ -578,7 +578,8 @@ def apply(battle: Battle, action: Action, dice: Dice) -> list[Event]:
     :func:`legal_actions` would not list. When the actor has nothing left but END_TURN,
     or dies, its turn ends by itself.
     """
-    action = Action(*action)
+    if type(action) is not Action:
+        action = Action(*action)
     _, legal, costs = _legal_entry(battle)
     if action not in legal:
         reason = why_illegal(battle, action) or "not among the legal actions"

@@ -228,7 +228,7 @@ class raw_env(AECEnv):
             if legal is not None
             else np.zeros(self.codec.n, dtype=np.int8),
         }
-        if not obs["action_mask"].any():
+        if not legal:  # the actor's legal actions always include END_TURN
             # Not this agent's turn (or it is dead): only the END_TURN placeholder is set,
             # so masked samplers never see an all-zero mask. It is never applied.
             obs["action_mask"][END_TURN_INDEX] = 1
