@@ -294,6 +294,13 @@ class AreaCell:
 
     area: Area
     side: Side
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.area, self.side)))
+
+    def __hash__(self) -> int:  # area cells key the facing-modifier memo: hash once
+        return self._hash
 
 
 def classify(kind: GridKind, ruleset: Ruleset, shape: Shape, facing: int, offset: Pos) -> AreaCell:

@@ -442,9 +442,11 @@ def _fill_table(
     acting: bool | None = None,
     legal: tuple | None = None,
 ) -> None:
-    """One row per slot, written in one assignment. The pair columns (areas, distance,
-    threats, facing modifiers, sneak attack) come from ``memo`` (see :class:`PairMemo`),
-    the columns fixed by a creature's profile from its memo of statics."""
+    """One row per slot. The pair columns (areas, distance, threats, facing modifiers,
+    sneak attack) come from ``memo`` (see :class:`PairMemo`), the columns fixed by a
+    creature's profile from its memo of statics; whole rows but hit points and the
+    attackable and AoO flags are memoised as float32 arrays by the pair key (except under
+    standard flanking, whose modifiers depend on third parties)."""
     if acting is None:
         acting = engine.actor(battle) is me
     targets = _attack_targets(battle, legal) if acting else ()
@@ -453,10 +455,9 @@ def _fill_table(
     if memo is None or profiles is None:
         memo = PairMemo()
         profiles = memo.bind(battle)
-    elif len(memo.rows) > _PAIR_MEMO_LIMIT:
+    elif len(memo.full_rows) > _PAIR_MEMO_LIMIT or len(memo.rows) > _PAIR_MEMO_LIMIT:
         memo.clear()
-    rows, statics, traits = memo.rows, memo.statics, memo.traits
-    kind = battle.kind
+    rows, statics, traits, full_rows = memo.rows, memo.statics, memo.traits, memo.full_rows
     mx, my = me.pos
     mine = profiles[me.id]
     inv = 1.0 / size
@@ -465,13 +466,9 @@ def _fill_table(
         if c.hp <= 0:
             continue
         theirs = profiles[cid]
-        static = statics.get(theirs)
-        if static is None:
-            static = statics[theirs] = _static_features(battle, c)
         trait = traits.get(theirs)
         if trait is None:
             trait = traits[theirs] = rules.opportunity.aoo_traits(c)
-        fx, fy = _unit_vector(kind, c.facing) if static[1] else (0.0, 0.0)
         is_me = c is me
         enemy = c.team != me.team
         dx, dy = c.pos[0] - mx, c.pos[1] - my
@@ -489,44 +486,90 @@ def _fill_table(
             me.hp > 0,
             size,
         )
+        attackable = enemy and cid in targets
+        # rules.can_make_attacks_of_opportunity of a living creature
+        aoo_left = aoo_used.get(cid, 0) == 0 and trait[0] and (not c.flat_footed or trait[1])
+        if not (enemy and third_parties):
+            # all but four columns are a function of the pair key: the row is memoised,
+            # then hit points and the attackable and AoO flags are written
+            full = full_rows.get(key)
+            if full is None:
+                pair = _pair_features(battle, me, c, inv, memo, mine, theirs)
+                values = _table_row(
+                    battle, c, statics, theirs, is_me, enemy, dx, dy, inv, pair, False, False
+                )
+                full = full_rows[key] = np.array(values, dtype=np.float32)
+                full[_HP_COLUMNS] = 0.0
+            out = t[row]
+            out[:] = full
+            out[_HP_FRACTION] = c.hp / c.max_hp
+            out[_HP_RAW] = c.hp / 50.0
+            out[_ATTACKABLE] = attackable
+            out[_AOO_LEFT] = aoo_left
+            continue
         pair = rows.get(key)
         if pair is None:
             pair = rows[key] = _pair_features(battle, me, c, inv, memo, mine, theirs)
-        if enemy and third_parties:
-            # standard flanking (SRD-FLANK-01) depends on where the allies stand: not memoised
-            pair = (
-                *pair[:12],
-                rules.facing_modifier(battle, me, c) / 10.0,
-                rules.facing_modifier(battle, c, me) / 10.0,
-                float(rules.sneak_attack_applies(battle, me, c)),
-            )
-        t[row] = (
-            1.0,
-            float(is_me),
-            float(not enemy and not is_me),
-            float(enemy),
-            dx * inv,
-            dy * inv,
-            static[0],
-            static[1],
-            fx,
-            fy,
-            c.hp / c.max_hp,
-            c.hp / 50.0,
-            static[2],
-            *pair[:9],
-            float(c.flat_footed),
-            *pair[10:],
-            float(enemy and cid in targets),
-            float(
-                aoo_used.get(cid, 0) == 0 and trait[0] and (not c.flat_footed or trait[1])
-            ),  # rules.can_make_attacks_of_opportunity of a living creature
-            static[3],
-            static[4],
-            static[5],
+        # standard flanking (SRD-FLANK-01) depends on where the allies stand: not memoised
+        pair = (
+            *pair[:12],
+            rules.facing_modifier(battle, me, c) / 10.0,
+            rules.facing_modifier(battle, c, me) / 10.0,
+            float(rules.sneak_attack_applies(battle, me, c)),
+        )
+        t[row] = _table_row(
+            battle, c, statics, theirs, is_me, enemy, dx, dy, inv, pair, attackable, aoo_left
         )
 
 
+def _table_row(
+    battle: Battle,
+    c: Creature,
+    statics: dict[int, tuple[float, ...]],
+    theirs: int,
+    is_me: bool,
+    enemy: bool,
+    dx: int,
+    dy: int,
+    inv: float,
+    pair: tuple[float, ...],
+    attackable: bool,
+    aoo_left: bool,
+) -> tuple[float, ...]:
+    """The 33 columns of ``c``'s row (:data:`FEATURES`)."""
+    static = statics.get(theirs)
+    if static is None:
+        static = statics[theirs] = _static_features(battle, c)
+    fx, fy = _unit_vector(battle.kind, c.facing) if static[1] else (0.0, 0.0)
+    return (
+        1.0,
+        float(is_me),
+        float(not enemy and not is_me),
+        float(enemy),
+        dx * inv,
+        dy * inv,
+        static[0],
+        static[1],
+        fx,
+        fy,
+        c.hp / c.max_hp,
+        c.hp / 50.0,
+        static[2],
+        *pair[:9],
+        float(c.flat_footed),
+        *pair[10:],
+        float(attackable),
+        float(aoo_left),
+        static[3],
+        static[4],
+        static[5],
+    )
+
+
+_HP_FRACTION, _HP_RAW = FEATURES.index("hp_fraction"), FEATURES.index("hp")
+_HP_COLUMNS = [_HP_FRACTION, _HP_RAW]
+_ATTACKABLE = FEATURES.index("attackable")
+_AOO_LEFT = FEATURES.index("attacks_of_opportunity_left")
 _TARGETS: list = [None, frozenset()]
 
 
@@ -558,6 +601,7 @@ class PairMemo:
 
     def __init__(self) -> None:
         self.rows: dict[tuple, tuple[float, ...]] = {}
+        self.full_rows: dict[tuple, np.ndarray] = {}  # table rows by pair key (_fill_table)
         self.geometry: dict[tuple, tuple[int, bool, bool]] = {}
         self.modifiers: dict[tuple, int] = {}
         self.statics: dict[int, tuple[float, ...]] = {}
@@ -568,6 +612,7 @@ class PairMemo:
     def clear(self) -> None:
         """Forget every memoised row (profiles stay: they index specs, not states)."""
         self.rows.clear()
+        self.full_rows.clear()
         self.geometry.clear()
         self.modifiers.clear()
 
