@@ -2,17 +2,17 @@
 
 The package is pure Python. At install time the modules on the step path (engine, rules,
 observation, env, ...) are also compiled, unchanged, into C extensions with Cython, as
-pydantic 1.x did with its own modules: the same code, about a fifth less time per step
+pydantic 1.x did with its own modules: the same code, less time per step
 (``python -m facing_env.bench`` prints which build it measured). Nothing else differs.
 
-- ``FACING_ENV_PURE_PYTHON=1`` at install time skips the compilation; at run time it makes
-  ``import facing_env`` load the ``.py`` sources even where compiled modules exist (for
-  debuggers, coverage and profilers).
+- The extensions go to ``facing_env/_compiled/`` (named by full module name), never next to
+  the sources, so a plain import never finds them: :mod:`facing_env._accel` loads each one
+  only while its source is the one it was compiled from (SHA-256 in
+  ``facing_env/_compiled/manifest.json``, taken before compiling). An edited source, or a
+  checkout of another commit, runs from source, so stale C never runs.
+- ``FACING_ENV_PURE_PYTHON=1`` at install time builds nothing and removes an earlier
+  build's manifest (a pure install); at run time it loads every ``.py`` source.
 - Without Cython or a C compiler the install falls back to pure Python with a warning.
-- Each build writes ``facing_env/_compiled.json`` (module -> SHA-256 of the source it
-  was compiled from). A module whose source has changed since (an edit, a ``git pull``) is
-  loaded from its source, with a warning to rebuild, so stale C never runs
-  (:mod:`facing_env._accel`).
 """
 
 from __future__ import annotations
@@ -21,11 +21,13 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import sys
+import sysconfig
 from pathlib import Path
 from types import ModuleType
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
@@ -43,6 +45,7 @@ def _accel() -> ModuleType:
 
 _ACCEL = _accel()
 COMPILED_MODULES: tuple[str, ...] = _ACCEL.COMPILED_MODULES
+COMPILED_DIR: str = _ACCEL.COMPILED_DIR
 MANIFEST: str = _ACCEL.MANIFEST
 
 
@@ -50,67 +53,97 @@ def _source(module: str) -> Path:
     return ROOT.joinpath(*module.split(".")).with_suffix(".py")
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _relative(module: str) -> Path:
+    """Where a module's extension goes, relative to the project (and to a build's lib)."""
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    return Path("facing_env", COMPILED_DIR, module + suffix)
+
+
+def _pure_requested() -> bool:
+    return os.environ.get(_ACCEL.PURE_ENV_VAR, "") not in ("", "0")
+
+
+def _warn(message: str) -> None:
+    print(f"facing_env: {message}; installing the pure-Python package", file=sys.stderr)
 
 
 class OptionalBuildExt(build_ext):
-    """build_ext that writes the manifest, and falls back to pure Python on failure."""
+    """Cythonizes at build time, writes the extensions to ``facing_env/_compiled/`` with
+    their manifest, and falls back to pure Python when anything fails."""
 
     def finalize_options(self) -> None:
+        self._digests: dict[str, str] = {}
+        dist = self.distribution
+        if _pure_requested():
+            dist.ext_modules = []
+        elif dist.ext_modules:
+            # the sources as compiled: hashed before Cython reads them
+            self._digests = {
+                m: hashlib.sha256(_source(m).read_bytes()).hexdigest() for m in COMPILED_MODULES
+            }
+            try:
+                from Cython.Build import cythonize
+
+                dist.ext_modules = cythonize(
+                    dist.ext_modules,
+                    build_dir=str(ROOT / "build" / "cython"),
+                    compiler_directives={
+                        "language_level": 3,
+                        "binding": True,  # functions keep their signatures and docstrings
+                        "annotation_typing": False,  # annotations stay documentation
+                        "embedsignature": True,
+                    },
+                    nthreads=os.cpu_count() or 1,
+                    quiet=True,
+                )
+            except Exception as exc:  # no Cython, or it cannot translate a module
+                _warn(f"Cython is unavailable ({exc})")
+                dist.ext_modules = []
         super().finalize_options()
         if not self.parallel:  # pip's editable builds pass no options: use every core
             self.parallel = os.cpu_count() or 1
 
+    def get_ext_fullpath(self, ext_name: str) -> str:
+        """``facing_env/_compiled/<module><suffix>`` instead of next to the source."""
+        base = ROOT if self.inplace else Path(self.build_lib)
+        return str(base / _relative(self.get_ext_fullname(ext_name)))
+
     def run(self) -> None:
+        target = ROOT / "facing_env" / COMPILED_DIR
+        if self.inplace or self.editable_mode:  # an earlier in-tree build is void now
+            shutil.rmtree(target, ignore_errors=True)
+        if not self.extensions:
+            return
         try:
             super().run()
         except Exception as exc:  # no compiler, no headers: the pure modules still work
-            self._skip(exc)
+            _warn(f"compiling the accelerated modules failed ({exc})")
+            shutil.rmtree(target, ignore_errors=True)
             return
-        built = {m: _digest(_source(m)) for m in COMPILED_MODULES}
-        target = Path(self.get_ext_fullpath(COMPILED_MODULES[0])).parent / MANIFEST
-        target.write_text(json.dumps(built, indent=1, sort_keys=True) + "\n")
+        self._write_manifest(Path(self.build_lib) / "facing_env" / COMPILED_DIR)
+        if self.inplace:
+            self._write_manifest(target)
 
-    def build_extension(self, ext) -> None:  # type: ignore[no-untyped-def]
-        try:
-            super().build_extension(ext)
-        except Exception as exc:
-            self._skip(exc)
-            raise
+    def copy_extensions_to_source(self) -> None:
+        """In-place builds copy to ``facing_env/_compiled/`` (see get_ext_filename)."""
+        for ext in self.extensions:
+            relative = _relative(self.get_ext_fullname(ext.name))
+            built = Path(self.build_lib) / relative
+            if built.exists():  # an optional extension that failed is left out
+                (ROOT / relative).parent.mkdir(parents=True, exist_ok=True)
+                self.copy_file(str(built), str(ROOT / relative))
 
-    @staticmethod
-    def _skip(exc: Exception) -> None:
-        print(
-            f"facing_env: compiling the accelerated modules failed ({exc}); "
-            "installing the pure-Python package (same behaviour, slower)",
-            file=sys.stderr,
-        )
-
-
-def _extensions() -> list:
-    if os.environ.get("FACING_ENV_PURE_PYTHON", "") not in ("", "0"):
-        return []
-    try:
-        from Cython.Build import cythonize
-    except ImportError:
-        print("facing_env: Cython not found; installing pure Python", file=sys.stderr)
-        return []
-    return cythonize(
-        [str(_source(m).relative_to(ROOT)) for m in COMPILED_MODULES],
-        build_dir="build/cython",
-        compiler_directives={
-            "language_level": 3,
-            "binding": True,  # functions keep their signatures and docstrings
-            "annotation_typing": False,  # annotations are documentation, as in CPython
-            "embedsignature": True,
-        },
-        nthreads=os.cpu_count() or 1,
-        quiet=True,
-    )
+    def _write_manifest(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = folder / (MANIFEST + ".tmp")
+        partial.write_text(json.dumps(self._digests, indent=1, sort_keys=True) + "\n")
+        os.replace(partial, folder / MANIFEST)
 
 
 setup(
-    ext_modules=_extensions(),
+    ext_modules=[
+        Extension(m, [str(_source(m).relative_to(ROOT))], optional=True)
+        for m in COMPILED_MODULES
+    ],
     cmdclass={"build_ext": OptionalBuildExt},
 )

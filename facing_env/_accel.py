@@ -1,19 +1,22 @@
 """Which modules run compiled: the optional Cython build of ``setup.py``.
 
 The modules in :data:`COMPILED_MODULES` are plain Python. An install with Cython and a C
-compiler also compiles them, unchanged, to C extensions that Python imports in place of
-the sources (about a fifth less time per environment step; the behaviour is the same, which
-``tests/test_compiled.py`` checks by comparing whole trajectories with the pure modules).
+compiler also compiles them, unchanged, to C extensions in ``facing_env/_compiled/``
+(named by full module name, so a plain import never finds them), with a manifest of the
+SHA-256 of each source as compiled. The behaviour is the same, which
+``tests/test_compiled.py`` checks by comparing whole trajectories with the pure modules.
 
-:func:`activate` runs first thing on ``import facing_env``. It loads a module from its
-``.py`` source instead of its extension when
+:func:`activate` runs first thing on ``import facing_env`` and installs an import hook
+that loads a module from its extension only when
 
-- ``FACING_ENV_PURE_PYTHON`` is set (to anything but ``0``): for debuggers, coverage and
-  profilers, or to compare the two builds;
-- the source has changed since it was compiled (its SHA-256 differs from the one in
-  :data:`MANIFEST`, written by the build): stale C never runs; a warning says to rebuild.
+- ``FACING_ENV_PURE_PYTHON`` is not set (to anything but ``0``): set it for debuggers,
+  coverage and profilers, or to compare the two builds;
+- the module's source is still the one it was compiled from (its SHA-256 is the
+  manifest's): an edit or a checkout of another commit runs from source, never stale C,
+  with a warning to rebuild.
 
-This module imports nothing from the package: ``setup.py`` reads it by path.
+Everything else imports from its ``.py`` file as usual. This module imports nothing from
+the package: ``setup.py`` reads it by path.
 """
 
 from __future__ import annotations
@@ -52,8 +55,10 @@ COMPILED_MODULES: tuple[str, ...] = (
     "facing_env.rules.space",
 )
 """The modules on the step path: engine, rules, observation, env and what they use."""
-MANIFEST = "_compiled.json"
-"""Written next to the package's modules by each compiled build: module -> source SHA-256."""
+COMPILED_DIR = "_compiled"
+"""The folder of the package that holds the extensions and the manifest."""
+MANIFEST = "manifest.json"
+"""Written by each compiled build: module -> SHA-256 of the source it compiled."""
 PURE_ENV_VAR = "FACING_ENV_PURE_PYTHON"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -71,18 +76,20 @@ def source_path(module: str) -> Path:
     return _PACKAGE_DIR.parent.joinpath(*module.split(".")).with_suffix(".py")
 
 
-def _extension_path(module: str) -> Path | None:
-    base = source_path(module).with_suffix("")
+def extension_path(module: str) -> Path | None:
+    """The compiled extension of a module, if a build made one for this interpreter."""
+    folder = _PACKAGE_DIR / COMPILED_DIR
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        candidate = base.with_name(base.name + suffix)
+        candidate = folder / (module + suffix)
         if candidate.is_file():
             return candidate
     return None
 
 
-def _manifest() -> dict[str, str]:
+def read_manifest() -> dict[str, str]:
+    """The last build's module -> source SHA-256 (empty without a valid manifest)."""
     try:
-        data = json.loads((_PACKAGE_DIR / MANIFEST).read_text())
+        data = json.loads((_PACKAGE_DIR / COMPILED_DIR / MANIFEST).read_text())
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):
@@ -90,11 +97,11 @@ def _manifest() -> dict[str, str]:
     return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
 
 
-class _SourceFinder(importlib.abc.MetaPathFinder):
-    """Imports the listed modules from their ``.py`` files (ahead of the extensions)."""
+class _ExtensionFinder(importlib.abc.MetaPathFinder):
+    """Imports the listed modules from their compiled extensions."""
 
-    def __init__(self, sources: dict[str, Path]) -> None:
-        self.sources = sources
+    def __init__(self, extensions: dict[str, Path]) -> None:
+        self.extensions = extensions
 
     def find_spec(
         self,
@@ -102,40 +109,46 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
         path: Sequence[str] | None = None,
         target: ModuleType | None = None,
     ) -> importlib.machinery.ModuleSpec | None:
-        source = self.sources.get(fullname)
-        return None if source is None else importlib.util.spec_from_file_location(fullname, source)
+        found = self.extensions.get(fullname)
+        if found is None:
+            return None
+        loader = importlib.machinery.ExtensionFileLoader(fullname, str(found))
+        return importlib.util.spec_from_file_location(fullname, found, loader=loader)
 
 
-def plan(pure: bool, manifest: dict[str, str]) -> tuple[list[str], dict[str, Path], list[str]]:
-    """(modules to load compiled, modules to load from source with their ``.py`` paths,
-    the stale ones among those): ``pure`` is ``FACING_ENV_PURE_PYTHON``, ``manifest`` the
-    build's module -> source SHA-256. A module without an extension is not listed."""
-    compiled: list[str] = []
-    from_source: dict[str, Path] = {}
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def plan(pure: bool, manifest: dict[str, str]) -> tuple[dict[str, Path], list[str]]:
+    """(modules to load compiled with their extensions, modules whose extension is stale):
+    ``pure`` is ``FACING_ENV_PURE_PYTHON``, ``manifest`` the build's module -> source
+    SHA-256. A module without an extension is in neither."""
+    compiled: dict[str, Path] = {}
     stale: list[str] = []
+    if pure:
+        return compiled, stale
     for module in COMPILED_MODULES:
-        if _extension_path(module) is None:
+        extension = extension_path(module)
+        if extension is None:
             continue
         source = source_path(module)
-        if not source.is_file():  # an install without sources: the extension it is
-            compiled.append(module)
-        elif pure:
-            from_source[module] = source
-        elif manifest.get(module) != hashlib.sha256(source.read_bytes()).hexdigest():
-            from_source[module] = source
-            stale.append(module)
+        # an install without sources runs its extensions; otherwise the source must be
+        # the one compiled
+        if not source.is_file() or manifest.get(module) == _digest(source):
+            compiled[module] = extension
         else:
-            compiled.append(module)
-    return compiled, from_source, stale
+            stale.append(module)
+    return compiled, stale
 
 
 def activate() -> None:
     """Decide, once per process, which modules load compiled (see the module docstring)."""
     global _compiled
-    if any(isinstance(f, _SourceFinder) for f in sys.meta_path):
+    if any(isinstance(f, _ExtensionFinder) for f in sys.meta_path):
         return
     pure = os.environ.get(PURE_ENV_VAR, "") not in ("", "0")
-    compiled, from_source, stale = plan(pure, {} if pure else _manifest())
+    compiled, stale = plan(pure, {} if pure else read_manifest())
     if stale:
         warnings.warn(
             f"facing_env: {len(stale)} compiled module(s) are older than their sources "
@@ -144,6 +157,6 @@ def activate() -> None:
             RuntimeWarning,
             stacklevel=3,
         )
-    if from_source:
-        sys.meta_path.insert(0, _SourceFinder(from_source))
+    if compiled:
+        sys.meta_path.insert(0, _ExtensionFinder(compiled))
     _compiled = tuple(compiled)

@@ -80,6 +80,9 @@ class Shape:
     def __hash__(self) -> int:  # shapes key every geometry cache: hash once
         return self._hash
 
+    def __reduce__(self) -> tuple:  # rebuilt, so the hash is this process's (str hashing)
+        return (type(self), (self.kind, self.offsets, self.name))
+
     @property
     def centroid(self) -> tuple[float, float]:
         """Centre of the space in Cartesian units (y grows south), relative to ``pos``."""
@@ -301,6 +304,9 @@ class AreaCell:
 
     def __hash__(self) -> int:  # area cells key the facing-modifier memo: hash once
         return self._hash
+
+    def __reduce__(self) -> tuple:  # rebuilt, so the hash is this process's (str hashing)
+        return (type(self), (self.area, self.side))
 
 
 def classify(kind: GridKind, ruleset: Ruleset, shape: Shape, facing: int, offset: Pos) -> AreaCell:

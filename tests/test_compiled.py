@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,7 +28,10 @@ import hashlib, sys
 import numpy as np
 import facing_env
 from tests.env_play import masked_choice
+import importlib
+from facing_env import _accel
 print(len(facing_env.compiled_modules()))
+print(" ".join(importlib.import_module(m).__file__ for m in _accel.COMPILED_MODULES))
 for scenario in facing_env.scenario_names():
     digest = hashlib.sha256()
     for seed in (3, 4):
@@ -50,7 +54,7 @@ for scenario in facing_env.scenario_names():
 """
 
 
-def _digests(pure: bool) -> tuple[int, list[str]]:
+def _digests(pure: bool) -> tuple[int, list[str], list[str]]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop(_accel.PURE_ENV_VAR, None)
     if pure:
@@ -63,54 +67,88 @@ def _digests(pure: bool) -> tuple[int, list[str]]:
         text=True,
         check=True,
     )
-    first, *lines = out.stdout.split("\n")
-    return int(first), [line for line in lines if line]
+    first, files, *lines = out.stdout.split("\n")
+    return int(first), files.split(), [line for line in lines if line]
 
 
-@pytest.mark.skipif(
-    not facing_env.compiled_modules(),
-    reason="pure-Python install (no Cython build, or FACING_ENV_PURE_PYTHON is set)",
+needs_build = pytest.mark.skipif(
+    len(facing_env.compiled_modules()) != len(_accel.COMPILED_MODULES),
+    reason="no complete compiled build: a pure-Python install, FACING_ENV_PURE_PYTHON, "
+    "or sources edited since the last `pip install -e .` (.ci/run insists on one)",
 )
+
+
+@needs_build
 def test_compiled_and_pure_modules_play_the_same_episodes():
-    """Every scenario, two seeded episodes each: the same digest from both builds."""
-    n_compiled, compiled = _digests(pure=False)
-    n_pure, pure = _digests(pure=True)
+    """Every scenario, two seeded episodes each: the same digest from both builds, and
+    each build really imported what it says (extensions, or every ``.py`` source)."""
+    n_compiled, compiled_files, compiled = _digests(pure=False)
+    n_pure, pure_files, pure = _digests(pure=True)
     assert n_compiled == len(_accel.COMPILED_MODULES)
+    assert compiled_files == [str(_accel.extension_path(m)) for m in _accel.COMPILED_MODULES]
     assert n_pure == 0
+    assert pure_files == [str(_accel.source_path(m)) for m in _accel.COMPILED_MODULES]
     assert len(compiled) == len(facing_env.scenario_names())
     assert compiled == pure
 
 
-def test_the_pure_switch_loads_every_module_from_source():
-    compiled, from_source, stale = _accel.plan(pure=True, manifest={})
-    assert compiled == [] and stale == []
-    for module, path in from_source.items():
-        assert path == _accel.source_path(module) and path.suffix == ".py"
+def test_the_pure_switch_compiles_nothing():
+    assert _accel.plan(pure=True, manifest=_accel.read_manifest()) == ({}, [])
 
 
-def test_a_module_whose_source_changed_runs_from_source():
-    """A manifest hash that is not the source's marks the module stale."""
-    if not facing_env.compiled_modules():
-        pytest.skip("pure-Python install: nothing is compiled")
-    manifest = {
+def _current_manifest() -> dict[str, str]:
+    return {
         m: hashlib.sha256(_accel.source_path(m).read_bytes()).hexdigest()
         for m in _accel.COMPILED_MODULES
     }
-    compiled, from_source, stale = _accel.plan(pure=False, manifest=manifest)
-    assert stale == [] and from_source == {}
-    assert compiled == list(_accel.COMPILED_MODULES)
+
+
+@needs_build
+def test_a_module_whose_source_changed_runs_from_source():
+    """A manifest hash that is not the source's marks the module stale."""
+    manifest = _current_manifest()
+    assert _accel.read_manifest() == manifest  # this install is up to date
+    compiled, stale = _accel.plan(pure=False, manifest=manifest)
+    assert stale == []
+    assert list(compiled) == list(_accel.COMPILED_MODULES)
     manifest["facing_env.engine"] = "0" * 64
-    compiled, from_source, stale = _accel.plan(pure=False, manifest=manifest)
+    compiled, stale = _accel.plan(pure=False, manifest=manifest)
     assert stale == ["facing_env.engine"]
-    assert from_source == {"facing_env.engine": _accel.source_path("facing_env.engine")}
-    assert "facing_env.engine" not in compiled
+    assert "facing_env.engine" not in compiled and len(compiled) == len(manifest) - 1
 
 
-def test_the_source_finder_imports_the_py_file():
-    path = _accel.source_path("facing_env.dice")
-    spec = _accel._SourceFinder({"facing_env.dice": path}).find_spec("facing_env.dice")
+@needs_build
+def test_an_edited_copy_runs_the_edited_module_from_source(tmp_path):
+    """End to end: a copy of the package with one source edited imports that module from
+    its ``.py`` file with a warning, and the others from their extensions."""
+    copy = tmp_path / "facing_env"
+    shutil.copytree(ROOT / "facing_env", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    with (copy / "dice.py").open("a") as f:
+        f.write("\nEDITED = True\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    env.pop(_accel.PURE_ENV_VAR, None)
+    script = (
+        "import facing_env, facing_env.dice as d, facing_env.engine as e; "
+        "print(len(facing_env.compiled_modules()), d.EDITED, d.__file__, e.__file__)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    n, edited, dice_file, engine_file = out.stdout.split()
+    assert (n, edited) == (str(len(_accel.COMPILED_MODULES) - 1), "True")
+    assert dice_file == str(copy / "dice.py")
+    assert engine_file.startswith(str(copy / _accel.COMPILED_DIR))
+    assert "older than their sources (dice)" in out.stderr
+
+
+def test_the_extension_finder_loads_only_what_it_is_given():
+    assert _accel._ExtensionFinder({}).find_spec("facing_env.dice") is None
+    path = _accel.extension_path("facing_env.dice")
+    if path is None:
+        pytest.skip("pure-Python install: no extension to load")
+    spec = _accel._ExtensionFinder({"facing_env.dice": path}).find_spec("facing_env.dice")
     assert spec is not None and spec.origin == str(path)
-    assert _accel._SourceFinder({}).find_spec("facing_env.dice") is None
 
 
 def test_every_listed_module_exists_as_source():

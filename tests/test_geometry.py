@@ -770,3 +770,34 @@ def test_side_rear_single_square_diagonal_facing_allowed():
     """SR-05: a 1-space creature keeps 3/4/1 in all 8 facings, diagonals included."""
     battle = _medium_at_5_5("side_rear", "NE")
     assert area_counts(battle, "m") == {"front": 3, "side": 4, "rear": 1}
+
+
+def test_shapes_and_area_cells_hash_right_after_pickling_across_processes():
+    """Shape and AreaCell cache their hash, which depends on str hashing (per process):
+    unpickled in another process they must hash like fresh equal objects."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    make = (
+        "from facing_env import geometry as g; from facing_env.types import *\n"
+        "shape = g.default_shape(GridKind.SQUARE, Size.LARGE)\n"
+        "cell = g.area_table(GridKind.SQUARE, Ruleset.UA35, shape, 0).lookup((3, 0))\n"
+    )
+    dump = make + "import pickle, sys; sys.stdout.write(pickle.dumps((shape, cell)).hex())"
+    load = make + (
+        "import pickle, sys; s, c = pickle.loads(bytes.fromhex(sys.stdin.read()))\n"
+        "print(s == shape and s in {shape: 1} and c == cell and c in {cell: 1})"
+    )
+
+    def run(code: str, seed: str, stdin: str = "") -> str:
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}
+        out = subprocess.run(
+            [sys.executable, "-c", code], input=stdin, env=env, capture_output=True, text=True
+        )
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    assert run(load, "2", run(dump, "1")) == "True"
