@@ -74,8 +74,9 @@ class OptionalBuildExt(build_ext):
     def finalize_options(self) -> None:
         self._digests: dict[str, str] = {}
         dist = self.distribution
-        if _pure_requested():
+        if _pure_requested():  # and an earlier in-tree build no longer counts
             dist.ext_modules = []
+            shutil.rmtree(ROOT / "facing_env" / COMPILED_DIR, ignore_errors=True)
         elif dist.ext_modules:
             # the sources as compiled: hashed before Cython reads them
             self._digests = {

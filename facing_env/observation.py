@@ -594,9 +594,11 @@ class PairMemo:
     attack) depend only on the two creatures' specs, whether they are one creature or on
     one team, their relative position (rules, areas and distances are translation
     invariant on both grids), facings and flat-footedness, and whether the observer lives.
-    Creatures are keyed by *profile*: the index of everything else about them (rules,
-    grid, and every field but id, team and the mutable ones), so twin creatures share rows
-    and a profile's rows stay valid in every episode, procedural ones included.
+    ``full_rows`` holds whole table rows (float32, hit points and the attackable and AoO
+    flags left at 0) under the same key. Creatures are keyed by *profile*: the index of
+    everything else about them (rules, grid, and every field but id, team and the mutable
+    ones), so twin creatures share rows and a profile's rows stay valid in every episode,
+    procedural ones included.
     """
 
     def __init__(self) -> None:
