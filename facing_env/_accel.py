@@ -45,6 +45,17 @@ COMPILED_MODULES: tuple[str, ...] = (
     "facing_env.rewards",
     "facing_env.tables",
     "facing_env.turn",
+    "facing_env.match",
+    "facing_env.wrappers",
+    "facing_env.agents.aggressive",
+    "facing_env.agents.arena",
+    "facing_env.agents.base",
+    "facing_env.agents.defensive",
+    "facing_env.agents.flanker",
+    "facing_env.agents.pathing",
+    "facing_env.agents.random_agent",
+    "facing_env.agents.tactics",
+    "facing_env.agents.view",
     "facing_env.rules._common",
     "facing_env.rules.areas",
     "facing_env.rules.attacks",
@@ -54,7 +65,8 @@ COMPILED_MODULES: tuple[str, ...] = (
     "facing_env.rules.perception",
     "facing_env.rules.space",
 )
-"""The modules on the step path: engine, rules, observation, env and what they use."""
+"""The modules on the step path (engine, rules, observation, env and what they use) and
+on the training path (the scripted agents, the SB3 view, matches)."""
 COMPILED_DIR = "_compiled"
 """The folder of the package that holds the extensions and the manifest."""
 MANIFEST = "manifest.json"

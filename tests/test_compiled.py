@@ -1,9 +1,10 @@
 """The optional Cython build (``setup.py``, :mod:`facing_env._accel`) changes nothing but speed.
 
 The compiled modules are the same sources, compiled. A differential test plays seeded
-random masked episodes of every scenario in two processes, one on the compiled modules and
-one with ``FACING_ENV_PURE_PYTHON=1``, and compares a digest of every observation, mask,
-reward, flag, ``state()`` and the event log. The choice of build is checked too: a module
+random masked episodes and games of every scripted agent in every scenario, in two
+processes, one on the compiled modules and one with ``FACING_ENV_PURE_PYTHON=1``, and
+compares a digest of every observation, mask, reward, flag, ``state()``, chosen action,
+game result and the event log. The choice of build is checked too: a module
 whose source changed since it was compiled runs from source, never stale.
 """
 
@@ -50,6 +51,16 @@ for scenario in facing_env.scenario_names():
             action = None if termination or truncation else masked_choice(rng, obs["action_mask"])
             env.step(action)
         digest.update(repr(u.events).encode())
+    # scripted agents (compiled too): every scripted agent plays one game per scenario
+    from facing_env.agents import make_agent
+    from facing_env.match import play_game
+    names = ["flanker", "aggressive", "defensive", "random"]
+    for i, name in enumerate(names):
+        teams = facing_env.raw_env(scenario=scenario).scenario.teams
+        agents = {t: make_agent(names[(i + k) % len(names)]) for k, t in enumerate(teams)}
+        result = play_game(scenario, agents, seed=5 + i)
+        digest.update(repr((result.winner, result.rounds, result.actions)).encode())
+        digest.update(repr((result.events, sorted(result.teams.items()))).encode())
     print(scenario, digest.hexdigest())
 """
 
