@@ -96,11 +96,16 @@ class OptionalBuildExt(build_ext):
                     },
                     nthreads=os.cpu_count() or 1,
                     quiet=True,
+                    force=True,  # regenerate by content: an mtime can lie (cp -p, tar)
                 )
+                for ext in dist.ext_modules:  # cythonize drops the flag: one failure
+                    ext.optional = True  # leaves that module pure, not the whole build
             except Exception as exc:  # no Cython, or it cannot translate a module
                 _warn(f"Cython is unavailable ({exc})")
                 dist.ext_modules = []
         super().finalize_options()
+        if not dist.ext_modules:  # build_ext may not run: void an earlier build's output
+            shutil.rmtree(Path(self.build_lib) / "facing_env" / COMPILED_DIR, ignore_errors=True)
         if not self.parallel:  # pip's editable builds pass no options: use every core
             self.parallel = os.cpu_count() or 1
 
@@ -110,20 +115,23 @@ class OptionalBuildExt(build_ext):
         return str(base / _relative(self.get_ext_fullname(ext_name)))
 
     def run(self) -> None:
-        target = ROOT / "facing_env" / COMPILED_DIR
-        if self.inplace or self.editable_mode:  # an earlier in-tree build is void now
-            shutil.rmtree(target, ignore_errors=True)
+        in_tree = ROOT / "facing_env" / COMPILED_DIR
+        in_build = Path(self.build_lib) / "facing_env" / COMPILED_DIR
+        # an earlier build is void now, in the tree and in the build folder a wheel copies
+        folders = [in_build, in_tree] if self.inplace or self.editable_mode else [in_build]
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
         if not self.extensions:
             return
         try:
             super().run()
         except Exception as exc:  # no compiler, no headers: the pure modules still work
             _warn(f"compiling the accelerated modules failed ({exc})")
-            shutil.rmtree(target, ignore_errors=True)
+            for folder in folders:
+                shutil.rmtree(folder, ignore_errors=True)
             return
-        self._write_manifest(Path(self.build_lib) / "facing_env" / COMPILED_DIR)
-        if self.inplace:
-            self._write_manifest(target)
+        for folder in folders:
+            self._write_manifest(folder)
 
     def copy_extensions_to_source(self) -> None:
         """In-place builds copy to ``facing_env/_compiled/`` (see get_ext_filename)."""

@@ -160,8 +160,17 @@ def activate() -> None:
     if any(isinstance(f, _ExtensionFinder) for f in sys.meta_path):
         return
     pure = os.environ.get(PURE_ENV_VAR, "") not in ("", "0")
-    compiled, stale = plan(pure, {} if pure else read_manifest())
-    if stale:
+    manifest = {} if pure else read_manifest()
+    compiled, stale = plan(pure, manifest)
+    if stale and not manifest:
+        warnings.warn(
+            "facing_env: the compiled build has no valid manifest "
+            f"({COMPILED_DIR}/{MANIFEST}); running every module from source. "
+            "Rebuild with `pip install -e .` (or set FACING_ENV_PURE_PYTHON=1).",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    elif stale:
         warnings.warn(
             f"facing_env: {len(stale)} compiled module(s) are older than their sources "
             f"({', '.join(m.rsplit('.', 1)[1] for m in stale)}); running those from source. "
