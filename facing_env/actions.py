@@ -110,18 +110,17 @@ class ActionCodec:
     def mask(self, battle: Battle, slots: list[str], legal: tuple | None = None) -> np.ndarray:
         """The int8 mask of the acting creature (all zeros for anyone else); ``legal``,
         when given, is ``engine.legal_tuple(battle)`` and the creature is the actor."""
-        out = np.zeros(self.n, dtype=np.int8)
         if legal is None:
             if engine.actor(battle) is None or battle.turn.actor != slots[0]:
-                return out
+                return np.zeros(self.n, dtype=np.int8)
             legal = engine.legal_tuple(battle)
         cached = self.__dict__.get("_mask_cache")
         if cached is None or cached[0] is not legal or cached[1] != slots:
             table = self._index_table(battle, slots)
-            indices = np.array([table[a] for a in legal], dtype=np.intp)
-            cached = self.__dict__["_mask_cache"] = (legal, list(slots), indices)
-        out[cached[2]] = 1
-        return out
+            mask = np.zeros(self.n, dtype=np.int8)
+            mask[[table[a] for a in legal]] = 1
+            cached = self.__dict__["_mask_cache"] = (legal, list(slots), mask)
+        return cached[2].copy()  # the caller may write to its mask
 
     def _index_table(self, battle: Battle, slots: list[str]) -> dict[Action, int]:
         """Every action the creature ``slots[0]`` could take, mapped to its index (one
