@@ -17,7 +17,6 @@ pydantic 1.x did with its own modules: the same code, less time per step
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import os
@@ -47,20 +46,13 @@ _ACCEL = _accel()
 COMPILED_MODULES: tuple[str, ...] = _ACCEL.COMPILED_MODULES
 COMPILED_DIR: str = _ACCEL.COMPILED_DIR
 MANIFEST: str = _ACCEL.MANIFEST
-
-
-def _source(module: str) -> Path:
-    return ROOT.joinpath(*module.split(".")).with_suffix(".py")
+IN_TREE = ROOT / "facing_env" / COMPILED_DIR
 
 
 def _relative(module: str) -> Path:
     """Where a module's extension goes, relative to the project (and to a build's lib)."""
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     return Path("facing_env", COMPILED_DIR, module + suffix)
-
-
-def _pure_requested() -> bool:
-    return os.environ.get(_ACCEL.PURE_ENV_VAR, "") not in ("", "0")
 
 
 def _warn(message: str) -> None:
@@ -74,14 +66,12 @@ class OptionalBuildExt(build_ext):
     def finalize_options(self) -> None:
         self._digests: dict[str, str] = {}
         dist = self.distribution
-        if _pure_requested():  # and an earlier in-tree build no longer counts
+        if _ACCEL.pure_requested():  # and an earlier in-tree build no longer counts
             dist.ext_modules = []
-            shutil.rmtree(ROOT / "facing_env" / COMPILED_DIR, ignore_errors=True)
+            shutil.rmtree(IN_TREE, ignore_errors=True)
         elif dist.ext_modules:
             # the sources as compiled: hashed before Cython reads them
-            self._digests = {
-                m: hashlib.sha256(_source(m).read_bytes()).hexdigest() for m in COMPILED_MODULES
-            }
+            self._digests = {m: _ACCEL.digest(_ACCEL.source_path(m)) for m in COMPILED_MODULES}
             try:
                 from Cython.Build import cythonize
 
@@ -115,10 +105,9 @@ class OptionalBuildExt(build_ext):
         return str(base / _relative(self.get_ext_fullname(ext_name)))
 
     def run(self) -> None:
-        in_tree = ROOT / "facing_env" / COMPILED_DIR
         in_build = Path(self.build_lib) / "facing_env" / COMPILED_DIR
         # an earlier build is void now, in the tree and in the build folder a wheel copies
-        folders = [in_build, in_tree] if self.inplace or self.editable_mode else [in_build]
+        folders = [in_build, IN_TREE] if self.inplace or self.editable_mode else [in_build]
         for folder in folders:
             shutil.rmtree(folder, ignore_errors=True)
         if not self.extensions:
@@ -134,7 +123,7 @@ class OptionalBuildExt(build_ext):
             self._write_manifest(folder)
 
     def copy_extensions_to_source(self) -> None:
-        """In-place builds copy to ``facing_env/_compiled/`` (see get_ext_filename)."""
+        """In-place builds copy to ``facing_env/_compiled/`` (see get_ext_fullpath)."""
         for ext in self.extensions:
             relative = _relative(self.get_ext_fullname(ext.name))
             built = Path(self.build_lib) / relative
@@ -151,7 +140,7 @@ class OptionalBuildExt(build_ext):
 
 setup(
     ext_modules=[
-        Extension(m, [str(_source(m).relative_to(ROOT))], optional=True)
+        Extension(m, [str(_ACCEL.source_path(m).relative_to(ROOT))], optional=True)
         for m in COMPILED_MODULES
     ],
     cmdclass={"build_ext": OptionalBuildExt},

@@ -128,8 +128,14 @@ class _ExtensionFinder(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(fullname, found, loader=loader)
 
 
-def _digest(path: Path) -> str:
+def digest(path: Path) -> str:
+    """SHA-256 of a source file, as the manifest records it."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def pure_requested() -> bool:
+    """Whether ``FACING_ENV_PURE_PYTHON`` asks for the pure modules (set, and not ``0``)."""
+    return os.environ.get(PURE_ENV_VAR, "") not in ("", "0")
 
 
 def plan(pure: bool, manifest: dict[str, str]) -> tuple[dict[str, Path], list[str]]:
@@ -147,7 +153,7 @@ def plan(pure: bool, manifest: dict[str, str]) -> tuple[dict[str, Path], list[st
         source = source_path(module)
         # an install without sources runs its extensions; otherwise the source must be
         # the one compiled
-        if not source.is_file() or manifest.get(module) == _digest(source):
+        if not source.is_file() or manifest.get(module) == digest(source):
             compiled[module] = extension
         else:
             stale.append(module)
@@ -159,7 +165,7 @@ def activate() -> None:
     global _compiled
     if any(isinstance(f, _ExtensionFinder) for f in sys.meta_path):
         return
-    pure = os.environ.get(PURE_ENV_VAR, "") not in ("", "0")
+    pure = pure_requested()
     manifest = {} if pure else read_manifest()
     compiled, stale = plan(pure, manifest)
     if stale and not manifest:

@@ -10,7 +10,6 @@ whose source changed since it was compiled runs from source, never stale.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -103,15 +102,16 @@ def test_compiled_and_pure_modules_play_the_same_episodes():
     assert compiled == pure
 
 
-def test_the_pure_switch_compiles_nothing():
-    assert _accel.plan(pure=True, manifest=_accel.read_manifest()) == ({}, [])
+@pytest.mark.parametrize(("value", "pure"), [("1", True), ("yes", True), ("0", False), ("", False)])
+def test_the_pure_switch_is_read_from_the_environment(monkeypatch, value, pure):
+    monkeypatch.setenv(_accel.PURE_ENV_VAR, value)
+    assert _accel.pure_requested() is pure
+    if pure:
+        assert _accel.plan(pure=True, manifest=_accel.read_manifest()) == ({}, [])
 
 
 def _current_manifest() -> dict[str, str]:
-    return {
-        m: hashlib.sha256(_accel.source_path(m).read_bytes()).hexdigest()
-        for m in _accel.COMPILED_MODULES
-    }
+    return {m: _accel.digest(_accel.source_path(m)) for m in _accel.COMPILED_MODULES}
 
 
 @needs_build
