@@ -34,6 +34,7 @@ from pathlib import Path
 from types import ModuleType
 
 COMPILED_MODULES: tuple[str, ...] = (
+    "facing_env._obs_kernel",
     "facing_env.actions",
     "facing_env.battle",
     "facing_env.dice",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import math
 from dataclasses import dataclass
 from functools import cache
@@ -24,6 +25,7 @@ from functools import cache
 import numpy as np
 
 from facing_env import engine, geometry, rules
+from facing_env._accel import compiled_modules
 from facing_env.battle import Battle, Creature
 from facing_env.dice import parse_dice
 from facing_env.geometry import AreaTable
@@ -244,6 +246,7 @@ class Board:
             self.planes[r, c, 0] = terrain in (Terrain.BLOCKED, Terrain.PILLAR)
             self.planes[r, c, 1] = terrain is Terrain.DIFFICULT
             self.planes[r, c, 2] = terrain is Terrain.IMPEDED
+        self.terrain = np.ascontiguousarray(self.planes[:, :, :3])  # for the compiled writer
         self._key: object = None
         self._flat = self.planes.reshape(-1)  # a view: planes are never reallocated
         self._written: list[np.ndarray] = []
@@ -404,6 +407,11 @@ def build(
     ``slots[0]`` is the actor.
     """
     me = battle.creatures[slots[0]]
+    acting = legal is not None or engine.actor(battle) is me  # legal: the actor's
+    if acting and legal is None:
+        legal = engine.legal_tuple(battle, key if isinstance(key, tuple) else None)
+    if _KERNEL is not None and board is not None:
+        return _KERNEL.build(battle, me, slots, layout, max_rounds, board, acting, legal)
     out = np.zeros(layout.size, dtype=np.float32)
     ws, ts = layout.offsets
     if board is None:
@@ -411,9 +419,6 @@ def build(
     board.fill(battle, me.team, key)
     board.window_of(battle, me, out[:ws].reshape(layout.window_shape), out)
     tail = out[ws:]
-    acting = legal is not None or engine.actor(battle) is me  # legal: the actor's
-    if acting and legal is None:
-        legal = engine.legal_tuple(battle, key if isinstance(key, tuple) else None)
     _fill_table(
         battle,
         me,
@@ -494,12 +499,9 @@ def _fill_table(
             # then hit points and the attackable and AoO flags are written
             full = full_rows.get(key)
             if full is None:
-                pair = _pair_features(battle, me, c, inv, memo, mine, theirs)
-                values = _table_row(
-                    battle, c, statics, theirs, is_me, enemy, dx, dy, inv, pair, False, False
+                full = full_rows[key] = _full_row(
+                    battle, me, c, memo, mine, theirs, is_me, enemy, dx, dy, inv
                 )
-                full = full_rows[key] = np.array(values, dtype=np.float32)
-                full[_HP_COLUMNS] = 0.0
             out = t[row]
             out[:] = full
             out[_HP_FRACTION] = c.hp / c.max_hp
@@ -520,6 +522,30 @@ def _fill_table(
         t[row] = _table_row(
             battle, c, statics, theirs, is_me, enemy, dx, dy, inv, pair, attackable, aoo_left
         )
+
+
+def _full_row(
+    battle: Battle,
+    me: Creature,
+    c: Creature,
+    memo: PairMemo,
+    mine: int,
+    theirs: int,
+    is_me: bool,
+    enemy: bool,
+    dx: int,
+    dy: int,
+    inv: float,
+) -> np.ndarray:
+    """A memoised table row (:attr:`PairMemo.full_rows`): every column of ``c``'s row but
+    hit points and the attackable and AoO flags, which are left at 0."""
+    pair = _pair_features(battle, me, c, inv, memo, mine, theirs)
+    values = _table_row(
+        battle, c, memo.statics, theirs, is_me, enemy, dx, dy, inv, pair, False, False
+    )
+    full = np.array(values, dtype=np.float32)
+    full[_HP_COLUMNS] = 0.0
+    return full
 
 
 def _table_row(
@@ -609,6 +635,7 @@ class PairMemo:
         self.statics: dict[int, tuple[float, ...]] = {}
         self.traits: dict[int, tuple[bool, bool]] = {}  # rules.opportunity.aoo_traits
         self.boards: dict[tuple, tuple[dict, dict, dict]] = {}
+        self.window_stamps: dict[tuple, object] = {}  # _obs_kernel stamps by key, unplaced
         self._profiles: dict[tuple, int] = {}
 
     def clear(self) -> None:
@@ -796,3 +823,9 @@ def build_state(battle: Battle, width: int, height: int, teams: tuple[str, ...])
         )
     table = np.asarray(rows, dtype=np.float32).reshape(-1)
     return np.concatenate([grid.reshape(-1), table])
+
+
+_KERNEL_MODULE = "facing_env._obs_kernel"
+_KERNEL = importlib.import_module(_KERNEL_MODULE) if _KERNEL_MODULE in compiled_modules() else None
+"""The compiled writer of :func:`build` (:mod:`facing_env._obs_kernel`), None when that
+module does not run compiled; imported last, as it reads this module's helpers."""

@@ -1,0 +1,315 @@
+# cython: annotation_typing=True
+"""The compiled writer of observations: :func:`facing_env.observation.build` in typed loops.
+
+This module is Cython's *pure Python mode*: plain Python with C types in annotations.
+``setup.py`` compiles it with the rest of the step path (:mod:`facing_env._accel`), and
+:mod:`facing_env.observation` uses it only when it runs compiled; otherwise (no compiler,
+``FACING_ENV_PURE_PYTHON``, a stale build) the numpy reference in ``observation`` writes
+every observation. It imports ``cython`` at run time only when it runs uncompiled, which
+nothing does but a test with Cython installed.
+
+What it writes is bit-for-bit what the reference writes (``tests/test_obs_kernel.py``
+compares them on random reachable states of every scenario, and ``tests/test_compiled.py``
+compares whole trajectories with the pure build). It reads the same memos: the stamps of a
+creature (threatened cells, ring areas when an enemy, occupied cells with the occupant
+values) come from the same rule queries, by the same key, and the creature table rows from
+:class:`~facing_env.observation.PairMemo`. Instead of drawing padded planes and copying a
+window slice, it writes each creature's stamp straight into the observer's window: the
+observation is a function of the state, so nothing else needs to be kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cython
+import numpy as np
+
+from facing_env import engine, observation, rules
+from facing_env.types import GridKind
+
+# C constants in the compiled module (module globals would be Python objects)
+_N_CHANNELS = cython.declare(cython.int, len(observation.CHANNELS))
+_N_FEATURES = cython.declare(cython.int, len(observation.FEATURES))
+_SELF = cython.declare(cython.int, observation.CHANNELS.index("self"))
+_THREAT_ENEMY = cython.declare(cython.int, observation.CHANNELS.index("threatened_by_enemies"))
+_HP_FRACTION = cython.declare(cython.int, observation.FEATURES.index("hp_fraction"))
+_HP_RAW = cython.declare(cython.int, observation.FEATURES.index("hp"))
+_ATTACKABLE = cython.declare(cython.int, observation.FEATURES.index("attackable"))
+_AOO_LEFT = cython.declare(cython.int, observation.FEATURES.index("attacks_of_opportunity_left"))
+_BOUND = cython.declare(cython.float, observation.BOUND)
+
+
+@cython.cclass
+class Stamp:
+    """One creature's marks relative to its anchor, for a profile, facing, threat flag and
+    side: cells that add 0.25 to a threat channel, cells whose ring-area channel is set,
+    and occupied cells with the six occupant values (the hp fraction is written apart)."""
+
+    adds: cython.int[:, ::1]  # (dx, dy, channel)
+    sets: cython.int[:, ::1]  # (dx, dy, channel)
+    cells: cython.int[:, ::1]  # (dx, dy)
+    head: cython.float[::1]
+
+    def __init__(self, adds: Any, sets: Any, cells: Any, head: Any) -> None:
+        self.adds = np.ascontiguousarray(adds, dtype=np.int32).reshape(-1, 3)
+        self.sets = np.ascontiguousarray(sets, dtype=np.int32).reshape(-1, 3)
+        self.cells = np.ascontiguousarray(cells, dtype=np.int32).reshape(-1, 2)
+        self.head = np.ascontiguousarray(head, dtype=np.float32)
+
+
+def make_stamp(battle: Any, c: Any, ally: bool) -> Stamp:
+    """The :class:`Stamp` of ``c`` now (the reference's ``Board._stamp``, unplaced)."""
+    channel = _THREAT_ENEMY + int(ally)
+    adds = [(dx, dy, channel) for dx, dy in rules.opportunity.threatened_offsets(battle, c)]
+    table = battle.table(c)
+    sets: list[tuple[int, int, int]] = []
+    if not ally and table is not None:
+        rows, cols, chans = observation._ring_stamp(table)
+        sets = [(int(x), int(y), int(ch)) for y, x, ch in zip(rows, cols, chans, strict=True)]
+    fx, fy = (0.0, 0.0) if table is None else observation._unit_vector(battle.kind, c.facing)
+    head = (0.0, float(ally), float(not ally), c.size / 8.0, fx, fy)
+    return Stamp(adds, sets, list(c.shape.offsets), head)
+
+
+@cython.cfunc
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _stamp_window(
+    out: cython.float[::1],
+    stamp: Stamp,
+    ox: cython.int,
+    oy: cython.int,
+    size: cython.int,
+    hp: cython.float,
+) -> cython.void:
+    """Write ``stamp`` with its anchor at window cell (ox, oy) (column, row)."""
+    i: cython.Py_ssize_t
+    x: cython.int
+    y: cython.int
+    k: cython.int
+    base: cython.Py_ssize_t
+    adds: cython.int[:, ::1] = stamp.adds
+    sets: cython.int[:, ::1] = stamp.sets
+    cells: cython.int[:, ::1] = stamp.cells
+    head: cython.float[::1] = stamp.head
+    for i in range(adds.shape[0]):
+        x = ox + adds[i, 0]
+        y = oy + adds[i, 1]
+        if 0 <= x < size and 0 <= y < size:
+            out[(y * size + x) * _N_CHANNELS + adds[i, 2]] += 0.25
+    for i in range(sets.shape[0]):
+        x = ox + sets[i, 0]
+        y = oy + sets[i, 1]
+        if 0 <= x < size and 0 <= y < size:
+            out[(y * size + x) * _N_CHANNELS + sets[i, 2]] = 1.0
+    for i in range(cells.shape[0]):
+        x = ox + cells[i, 0]
+        y = oy + cells[i, 1]
+        if 0 <= x < size and 0 <= y < size:
+            base = (y * size + x) * _N_CHANNELS + _SELF
+            for k in range(6):
+                out[base + k] = head[k]
+            out[base + 6] = hp
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def build(
+    battle: Any,
+    me: Any,
+    slots: list,
+    layout: Any,
+    max_rounds: int,
+    board: Any,
+    acting: bool,
+    legal: Any,
+) -> np.ndarray:
+    """The observation vector of ``me`` (``slots[0]``), as ``observation.build`` writes it
+    with a board; ``legal`` is the actor's legal tuple when ``acting``."""
+    out_array = np.zeros(layout.size, dtype=np.float32)
+    out: cython.float[::1] = out_array
+    size: cython.int = layout.window
+    half: cython.int = size // 2
+    mx: cython.int = me.pos[0]
+    my: cython.int = me.pos[1]
+    i: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    k: cython.Py_ssize_t
+    n: cython.Py_ssize_t
+    v: cython.float
+    # terrain: the board's padded planes hold it in channels 0-2 (never redrawn)
+    terrain: cython.float[:, :, ::1] = board.terrain
+    r0: cython.int = my - board.y0 - half
+    c0: cython.int = mx - board.x0 - half
+    for i in range(size):
+        for j in range(size):
+            for k in range(3):
+                out[(i * size + j) * _N_CHANNELS + k] = terrain[r0 + i, c0 + j, k]
+    # every living creature in spec order (a later one wins a shared cell)
+    stamps: dict = board.memo.window_stamps
+    profiles: dict = board.profiles
+    traits: dict = board.memo.traits
+    team = me.team
+    for c in battle.creatures.values():
+        if c.hp <= 0:
+            continue
+        profile = profiles[c.id]
+        trait = traits.get(profile)
+        if trait is None:
+            trait = traits[profile] = rules.opportunity.aoo_traits(c)
+        ally = c.team == team
+        skey = (profile, c.facing, trait[0] and (not c.flat_footed or trait[1]), ally)
+        stamp = stamps.get(skey)
+        if stamp is None:
+            stamp = stamps[skey] = make_stamp(battle, c, ally)
+        _stamp_window(out, stamp, c.pos[0] - mx + half, c.pos[1] - my + half, size, c.hp / c.max_hp)
+    # the observer's self channels and own areas (the reference's window_of)
+    key = (profiles[me.id], me.facing)
+    own = board._own.get(key)
+    if own is None:
+        own = board._own[key] = board._own_stamp(battle, me)
+    areas: cython.Py_ssize_t[::1] = own[0]
+    selves: cython.Py_ssize_t[::1] = own[1]
+    if me.hp > 0:
+        for i in range(selves.shape[0]):
+            out[selves[i]] = 1.0 if i % 3 == 0 else 0.0
+    n = size * size
+    if board.clamp_threats:
+        for i in range(n):
+            for k in range(_THREAT_ENEMY, _THREAT_ENEMY + 2):
+                if out[i * _N_CHANNELS + k] > 1.0:
+                    out[i * _N_CHANNELS + k] = 1.0
+    for i in range(areas.shape[0]):
+        out[areas[i]] = 1.0
+    if board.clip:
+        for i in range(n * _N_CHANNELS):
+            v = out[i]
+            if v > _BOUND:
+                out[i] = _BOUND
+            elif v < -_BOUND:
+                out[i] = -_BOUND
+    ws: cython.Py_ssize_t = n * _N_CHANNELS
+    ts: cython.Py_ssize_t = layout.n_slots * _N_FEATURES
+    _write_table(battle, me, slots, out_array, out, ws, layout, board, acting, legal)
+    _write_scalars(battle, me, out, ws + ts, max_rounds, acting)
+    for i in range(ws, out.shape[0]):  # np.minimum then np.maximum, NaN kept
+        v = out[i]
+        if v > _BOUND:
+            out[i] = _BOUND
+        elif v < -_BOUND:
+            out[i] = -_BOUND
+    return out_array
+
+
+@cython.cfunc
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _write_table(
+    battle: Any,
+    me: Any,
+    slots: list,
+    out_array: Any,
+    out: cython.float[::1],
+    ws: cython.Py_ssize_t,
+    layout: Any,
+    board: Any,
+    acting: bool,
+    legal: Any,
+) -> cython.void:
+    """The creature table (the reference's ``_fill_table``)."""
+    memo = board.memo
+    n_slots: cython.Py_ssize_t = layout.n_slots
+    if battle.rules.standard_flanking:  # rows depend on third parties: the reference
+        t = out_array[ws : ws + n_slots * _N_FEATURES].reshape(layout.table_shape)
+        observation._fill_table(
+            battle, me, slots, t, layout.window, memo, board.profiles, acting, legal
+        )
+        return
+    if len(memo.full_rows) > observation._PAIR_MEMO_LIMIT:
+        memo.clear()
+    targets = observation._attack_targets(battle, legal) if acting else ()
+    aoo_used = battle.initiative.aoo_used if battle.initiative else {}
+    profiles: dict = board.profiles
+    traits: dict = memo.traits
+    full_rows: dict = memo.full_rows
+    mx, my = me.pos
+    mine = profiles[me.id]
+    size = layout.window
+    row: cython.Py_ssize_t
+    k: cython.Py_ssize_t
+    base: cython.Py_ssize_t
+    full: cython.float[::1]
+    for row in range(min(len(slots), n_slots)):
+        cid = slots[row]
+        c = battle.creatures[cid]
+        if c.hp <= 0:
+            continue
+        theirs = profiles[cid]
+        trait = traits.get(theirs)
+        if trait is None:
+            trait = traits[theirs] = rules.opportunity.aoo_traits(c)
+        is_me = c is me
+        enemy = c.team != me.team
+        dx, dy = c.pos[0] - mx, c.pos[1] - my
+        key = (
+            mine,
+            theirs,
+            is_me,
+            enemy,
+            dx,
+            dy,
+            me.facing,
+            c.facing,
+            me.flat_footed,
+            c.flat_footed,
+            me.hp > 0,
+            size,
+        )
+        found = full_rows.get(key)
+        if found is None:
+            found = full_rows[key] = observation._full_row(
+                battle, me, c, memo, mine, theirs, is_me, enemy, dx, dy, 1.0 / size
+            )
+        full = found
+        base = ws + row * _N_FEATURES
+        for k in range(_N_FEATURES):
+            out[base + k] = full[k]
+        out[base + _HP_FRACTION] = c.hp / c.max_hp
+        out[base + _HP_RAW] = c.hp / 50.0
+        out[base + _ATTACKABLE] = enemy and cid in targets
+        # rules.can_make_attacks_of_opportunity of a living creature
+        out[base + _AOO_LEFT] = (
+            aoo_used.get(cid, 0) == 0 and trait[0] and (not c.flat_footed or trait[1])
+        )
+
+
+@cython.cfunc
+def _write_scalars(
+    battle: Any,
+    me: Any,
+    out: cython.float[::1],
+    at: cython.Py_ssize_t,
+    max_rounds: int,
+    acting: bool,
+) -> cython.void:
+    """The 13 scalars (the reference's ``_fill_scalars``)."""
+    rs = battle.rules
+    out[at + 10] = battle.kind is GridKind.HEX
+    out[at + 11] = rs.facing_penalties
+    out[at + 12] = rs.auto_turn_on_attack
+    if not acting:
+        out[at + 8] = battle.initiative.round / max_rounds if battle.initiative else 0.0
+        return
+    ts = battle.turn
+    speed = max(1, me.speed // 5)
+    out[at + 0] = engine.movement_capacity(battle) / (4 * speed)
+    out[at + 1] = ts.move_available
+    out[at + 2] = ts.standard_available
+    out[at + 3] = not (ts.moved or ts.five_foot_step_taken or ts.running)
+    out[at + 4] = not ts.free_turn_used
+    out[at + 5] = ts.moving
+    out[at + 6] = ts.running
+    out[at + 7] = ts.attacks_made / 4.0
+    out[at + 8] = battle.initiative.round / max_rounds
+    out[at + 9] = ts.cleave is not None
