@@ -313,3 +313,17 @@ def _write_scalars(
     out[at + 7] = ts.attacks_made / 4.0
     out[at + 8] = battle.initiative.round / max_rounds
     out[at + 9] = ts.cleave is not None
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def action_mask(legal: tuple, table: dict, n: cython.Py_ssize_t) -> np.ndarray:
+    """The int8 mask with the index ``table[a]`` of every action of ``legal`` set (the
+    reference's ``ActionCodec.mask`` writes it by fancy indexing)."""
+    out_array = np.zeros(n, dtype=np.int8)
+    out: cython.schar[::1] = out_array
+    i: cython.Py_ssize_t
+    for a in legal:
+        i = table[a]
+        out[i] = 1
+    return out_array

@@ -20,11 +20,13 @@ creature slots. The mask is the encoding of ``engine.legal_actions``.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 
 import numpy as np
 
 from facing_env import engine, geometry
+from facing_env._accel import compiled_modules
 from facing_env.battle import Battle
 from facing_env.engine import Action
 
@@ -117,8 +119,11 @@ class ActionCodec:
         cached = self.__dict__.get("_mask_cache")
         if cached is None or cached[0] is not legal or cached[1] != slots:
             table = self._index_table(battle, slots)
-            mask = np.zeros(self.n, dtype=np.int8)
-            mask[[table[a] for a in legal]] = 1
+            if _KERNEL is not None:
+                mask = _KERNEL.action_mask(legal, table, self.n)
+            else:
+                mask = np.zeros(self.n, dtype=np.int8)
+                mask[[table[a] for a in legal]] = 1
             cached = self.__dict__["_mask_cache"] = (legal, list(slots), mask)
         return cached[2].copy()  # the caller may write to its mask
 
@@ -156,3 +161,11 @@ def action_names(kind: str = "square", n_slots: int = 2) -> list[str]:
     names += [f"TURN(slot {i})" for i in range(N_DIRECTIONS)]
     names += ["RUN"] + [f"ATTACK(slot {i})" for i in range(n_slots)]
     return names
+
+
+_KERNEL_MODULE = "facing_env._obs_kernel"
+_KERNEL = (
+    importlib.import_module(_KERNEL_MODULE) if _KERNEL_MODULE in compiled_modules() else None
+)
+"""The compiled mask writer (:func:`facing_env._obs_kernel.action_mask`), None when that
+module does not run compiled."""

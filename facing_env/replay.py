@@ -16,7 +16,7 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Optional, get_type_hints
 
@@ -54,7 +54,7 @@ class EnvKwargs(_Strict):
 
 _HINTS = get_type_hints(Event)
 _EVENT_FIELDS: dict[str, Any] = {
-    f.name: (_HINTS[f.name], ... if f.default is MISSING else f.default) for f in fields(Event)
+    name: (_HINTS[name], Event._field_defaults.get(name, ...)) for name in Event._fields
 }
 EventModel: type[_Strict] = create_model("EventModel", __base__=_Strict, **_EVENT_FIELDS)
 """An event as recorded: the fields of :class:`~facing_env.events.Event`, kept in step."""
