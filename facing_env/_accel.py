@@ -35,6 +35,7 @@ from types import ModuleType
 
 COMPILED_MODULES: tuple[str, ...] = (
     "facing_env._obs_kernel",
+    "facing_env._scan_kernel",
     "facing_env.actions",
     "facing_env.battle",
     "facing_env.dice",

@@ -147,9 +147,9 @@ def build(
             for k in range(3):
                 out[(i * size + j) * _N_CHANNELS + k] = terrain[r0 + i, c0 + j, k]
     # every living creature in spec order (a later one wins a shared cell)
-    stamps: dict = board.memo.window_stamps
-    profiles: dict = board.profiles
-    traits: dict = board.memo.traits
+    stamps = board.memo.window_stamps
+    profiles = board.profiles
+    traits = board.memo.traits
     team = me.team
     for c in battle.creatures.values():
         if c.hp <= 0:
@@ -230,9 +230,9 @@ def _write_table(
         memo.clear()
     targets = observation._attack_targets(battle, legal) if acting else ()
     aoo_used = battle.initiative.aoo_used if battle.initiative else {}
-    profiles: dict = board.profiles
-    traits: dict = memo.traits
-    full_rows: dict = memo.full_rows
+    profiles = board.profiles
+    traits = memo.traits
+    full_rows = memo.full_rows
     mx, my = me.pos
     mine = profiles[me.id]
     size = layout.window

@@ -26,11 +26,13 @@ two creatures in one space between atomic actions, so the engine does not offer 
 
 from __future__ import annotations
 
+import importlib
 import numbers
 from functools import cache, lru_cache
 from typing import NamedTuple
 
 from facing_env import geometry, rules
+from facing_env._accel import compiled_modules
 from facing_env.battle import Battle, Creature
 from facing_env.dice import Dice
 from facing_env.errors import IllegalActionError
@@ -292,7 +294,7 @@ def _legal_entry(
     if cached is not None and cached[0] == key:
         return cached
     costs: dict[Action, int | str] = {}
-    entry = (key, tuple(_legal_actions(battle, costs)), costs)
+    entry = (key, tuple(_SCAN(battle, costs)), costs)
     battle.__dict__["_legal_cache"] = entry
     return entry
 
@@ -853,3 +855,14 @@ _APPLY = {
     ATTACK: _apply_attack,
     RUN: _apply_run,
 }
+
+
+_SCAN_MODULE = "facing_env._scan_kernel"
+_SCAN = (
+    importlib.import_module(_SCAN_MODULE).legal_actions
+    if _SCAN_MODULE in compiled_modules()
+    else _legal_actions
+)
+"""The scan behind :func:`legal_tuple`: the compiled one (:mod:`facing_env._scan_kernel`)
+when it runs compiled, else :func:`_legal_actions`; imported last, as it reads this
+module's helpers."""

@@ -1,10 +1,13 @@
-"""The compiled observation writer (:mod:`facing_env._obs_kernel`) writes, bit for bit, what
-the numpy reference in :mod:`facing_env.observation` writes.
+"""The compiled kernels do exactly what the Python code they replace does.
 
-Both run in one process: on random reachable states of every scenario, every agent's
-observation (actor, waiting allies and enemies, the dead) is built twice, once by each
-writer. The whole-trajectory comparison of the compiled and pure builds is in
-``tests/test_compiled.py``.
+- :mod:`facing_env._obs_kernel` writes, bit for bit, the observation the numpy reference in
+  :mod:`facing_env.observation` writes, and the same action mask;
+- :mod:`facing_env._scan_kernel` lists the same legal actions, in the same order and with
+  the same movement costs, as the engine's own scan.
+
+Each pair runs in one process on random reachable states of every scenario (every
+agent's observation: actor, waiting allies and enemies, the dead). The whole-trajectory
+comparison of the compiled and pure builds is in ``tests/test_compiled.py``.
 """
 
 from __future__ import annotations
@@ -13,23 +16,28 @@ import numpy as np
 import pytest
 
 import facing_env
-from facing_env import observation
+from facing_env import actions, engine, observation
 from tests.env_play import SCENARIOS, masked_choice
 
 pytestmark = pytest.mark.skipif(
-    observation._KERNEL is None, reason="the compiled build is not installed"
+    observation._KERNEL is None or engine._SCAN is engine._legal_actions,
+    reason="the compiled build is not installed",
 )
 
 
 def _both(raw, agent: str, monkeypatch) -> tuple[np.ndarray, np.ndarray]:
     raw.invalidate_observations()
-    fast = raw.observe(agent)["observation"]
+    fast = raw.observe(agent)
     with monkeypatch.context() as m:
         m.setattr(observation, "_KERNEL", None)
+        m.setattr(actions, "_KERNEL", None)
+        raw.codec.__dict__.pop("_mask_cache", None)
         raw.invalidate_observations()
-        reference = raw.observe(agent)["observation"]
+        reference = raw.observe(agent)
+    raw.codec.__dict__.pop("_mask_cache", None)
     raw.invalidate_observations()
-    return fast, reference
+    assert fast["action_mask"].tolist() == reference["action_mask"].tolist()
+    return fast["observation"], reference["observation"]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
@@ -54,6 +62,27 @@ def test_the_kernel_writes_what_the_reference_writes(scenario, monkeypatch):
             obs, _, term, trunc, _ = env.last()
             env.step(None if term or trunc else masked_choice(rng, obs["action_mask"]))
     assert compared > 300
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_the_scan_kernel_lists_what_the_engine_scan_lists(scenario):
+    env = facing_env.env(scenario=scenario)
+    scanned = 0
+    for seed in (0, 1, 2):
+        env.reset(seed=seed)
+        battle = env.unwrapped.battle
+        rng = np.random.default_rng(seed)
+        for _agent in env.agent_iter(max_iter=400):
+            fast_costs: dict = {}
+            slow_costs: dict = {}
+            fast = engine._SCAN(battle, fast_costs)
+            slow = engine._legal_actions(battle, slow_costs)
+            assert fast == slow
+            assert list(fast_costs.items()) == list(slow_costs.items())
+            scanned += 1
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else masked_choice(rng, obs["action_mask"]))
+    assert scanned > 300
 
 
 def test_the_kernel_is_in_use_when_compiled():
