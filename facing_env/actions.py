@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -43,6 +44,15 @@ _BASES = {
     engine.STEP_KEEP_FACING: STEP_BASE,
     engine.FIVE_FOOT_STEP: FIVE_FOOT_BASE,
 }
+
+
+_DIRECTIONAL = engine._MOVES + engine._KEEPS + engine._FIVES
+"""MOVE, STEP_KEEP_FACING and FIVE_FOOT_STEP in every direction, in index order."""
+
+
+@cache
+def _turn_action(facing: int) -> Action:
+    return Action(engine.TURN, facing)
 
 
 def creature_slots(battle: Battle, creature_id: str) -> list[str]:
@@ -72,24 +82,21 @@ class ActionCodec:
         index = int(index)
         if not 0 <= index < self.n:
             raise ValueError(f"action {index} is outside Discrete({self.n})")
+        if MOVE_BASE <= index < TURN_BASE:  # the engine's own records, no new tuple
+            return _DIRECTIONAL[index - MOVE_BASE]
         if index == END_TURN_INDEX:
-            return Action(engine.END_TURN)
+            return engine._END
         if index == RUN_INDEX:
-            return Action(engine.RUN)
+            return engine._RUN
         if index >= ATTACK_BASE:
             slot = index - ATTACK_BASE
-            return Action(
-                engine.ATTACK, slots[slot] if slot < len(slots) else f"<empty slot {slot}>"
-            )
-        if index >= TURN_BASE:
-            c = battle.creatures[slots[0]]
-            allowed = geometry.allowed_facings(battle.kind, battle.ruleset, c.shape)
-            slot = index - TURN_BASE
-            return Action(engine.TURN, allowed[slot] if slot < len(allowed) else -1)
-        for kind, base in _BASES.items():
-            if base <= index < base + N_DIRECTIONS:
-                return Action(kind, index - base)
-        raise AssertionError(index)
+            if slot < len(slots):
+                return engine._attack_action(slots[slot])
+            return Action(engine.ATTACK, f"<empty slot {slot}>")
+        c = battle.creatures[slots[0]]
+        allowed = geometry.allowed_facings(battle.kind, battle.ruleset, c.shape)
+        slot = index - TURN_BASE
+        return _turn_action(allowed[slot] if slot < len(allowed) else -1)
 
     def encode(self, battle: Battle, slots: list[str], action: Action) -> int:
         """The index of an engine action."""
@@ -164,8 +171,6 @@ def action_names(kind: str = "square", n_slots: int = 2) -> list[str]:
 
 
 _KERNEL_MODULE = "facing_env._obs_kernel"
-_KERNEL = (
-    importlib.import_module(_KERNEL_MODULE) if _KERNEL_MODULE in compiled_modules() else None
-)
+_KERNEL = importlib.import_module(_KERNEL_MODULE) if _KERNEL_MODULE in compiled_modules() else None
 """The compiled mask writer (:func:`facing_env._obs_kernel.action_mask`), None when that
 module does not run compiled."""

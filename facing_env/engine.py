@@ -606,7 +606,7 @@ def _auto_end(battle: Battle) -> list[Event]:
     events: list[Event] = []
     while not is_over(battle):
         c = battle.creatures[battle.turn.actor]
-        if c.hp > 0 and any(a.kind != END_TURN for a in legal_tuple(battle)):
+        if c.hp > 0 and len(legal_tuple(battle)) > 1:  # more than END_TURN (always there)
             break
         events += _end_turn(battle, c, None, None)
     return events
@@ -666,8 +666,10 @@ def _apply_step(
         c.facing = toward_direction(battle, c, d)
     vec = geometry.direction_vectors(battle.kind)[d]
     dest = (c.pos[0] + vec[0], c.pos[1] + vec[1])
-    mode = "run" if ts.running else "walk"
-    events += _opportunity_attacks(battle, c, rules.provokers(battle, c, [dest], mode=mode), dice)
+    # walking and running provoke alike (EP-RUN-01): rules.provokers(..., [dest], mode=...)
+    events += _opportunity_attacks(
+        battle, c, rules.opportunity.step_provokers(battle, c, dest), dice
+    )
     if c.hp <= 0:
         return events
     battle.place(c, dest)

@@ -170,7 +170,12 @@ class raw_env(AECEnv):
         battle, step_rewards = self.battle, self.rewards
         for a in self.agents:
             step_rewards[a] = 0.0
-        if any(e.kind == "attack" for e in events):  # only attacks and deaths pay
+        paid = False
+        for e in events:
+            if e.kind == "attack":
+                paid = True
+                break
+        if paid:  # only attacks and deaths pay
             earned = rewards.event_rewards(events, self.teams, self.scenario.rewards)
             for e in events:
                 if e.kind == "attack" and e.damage and e.target is not None:
@@ -200,8 +205,15 @@ class raw_env(AECEnv):
                     step_rewards[a] += draw
         if not over and battle.turn is not None:  # engine.actor(battle), is_over known
             self.agent_selection = self.id_to_agent[battle.turn.actor]
-        self._accumulate_rewards()
-        self._deads_step_first()
+        # AECEnv._accumulate_rewards and _deads_step_first, inlined (same order and result)
+        cumulative = self._cumulative_rewards
+        for a, value in step_rewards.items():
+            cumulative[a] += value
+        for a in self.agents:
+            if self.terminations[a] or self.truncations[a]:
+                self._skip_agent_selection = self.agent_selection
+                self.agent_selection = a
+                break
 
     # -- views ----------------------------------------------------------------------------
 

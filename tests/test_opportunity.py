@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import pytest
 
+from facing_env import engine, geometry
 from facing_env.rules import provokers, threatened_cells, threatens
-from facing_env.rules.opportunity import can_make_attacks_of_opportunity
+from facing_env.rules.opportunity import can_make_attacks_of_opportunity, step_provokers
 from tests.boards import board
+from tests.env_play import SCENARIOS, walk
 
 FACINGS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
 
@@ -375,3 +377,26 @@ def test_facing_never_changes_threatened_squares_side_rear():
         for f in ("N", "SE")
     }
     assert set(zones.values()) == {frozenset(_block(0, 0, 2, 2))}
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_step_provokers_equals_provokers_of_a_one_step_path(scenario):
+    """The engine's one-step query (``step_provokers``) names the same creatures, in the
+    same order, as ``provokers`` of the path [dest] when walking or running (EP-RUN-01,
+    IC-12), on random reachable states and every direction."""
+    checked = 0
+    for seed in (0, 1):
+
+        def visit(env):
+            nonlocal checked
+            b = env.battle
+            c = engine.actor(b)
+            for vx, vy in geometry.direction_vectors(b.kind):
+                dest = (c.pos[0] + vx, c.pos[1] + vy)
+                expected = provokers(b, c, [dest], mode="walk")
+                assert step_provokers(b, c, dest) == expected
+                assert provokers(b, c, [dest], mode="run") == expected
+                checked += 1
+
+        walk(scenario, seed, 60, visit=visit)
+    assert checked > 100

@@ -139,6 +139,27 @@ def _left_behind(shape: Shape, delta: Pos) -> tuple[Pos, ...]:
     return tuple(o for o in shape.offsets if o not in after)
 
 
+def _left_cells(m: Creature, here: Pos, there: Pos) -> list[Pos]:
+    """The squares ``m``'s footprint leaves when its anchor moves from ``here`` to ``there``."""
+    behind = _left_behind(m.shape, (there[0] - here[0], there[1] - here[1]))
+    return [(here[0] + dx, here[1] + dy) for dx, dy in behind]
+
+
+def step_provokers(battle: Battle, m: Creature, dest: Pos) -> list[str]:
+    """``provokers(battle, m, [dest])`` for one walking or running step of the engine (a
+    creature and a position it has already checked): the enemies threatening a square it
+    leaves, in ``battle.living()`` order."""
+    left = _left_cells(m, m.pos, dest)
+    return [
+        e.id
+        for e in battle.creatures.values()
+        if e.hp > 0
+        and e.team != m.team
+        and e.id != m.id
+        and not threatened_cells(battle, e).isdisjoint(left)
+    ]
+
+
 def provokers(
     battle: Battle,
     mover: str | Creature,
@@ -183,8 +204,7 @@ def provokers(
     order: list[str] = []
     positions = _positions(m, path)
     for here, there in itertools.pairwise(positions):
-        behind = _left_behind(m.shape, (there[0] - here[0], there[1] - here[1]))
-        left = [(here[0] + dx, here[1] + dy) for dx, dy in behind]
+        left = _left_cells(m, here, there)
         for eid, zone in zones.items():
             if eid not in order and not zone.isdisjoint(left):
                 order.append(eid)
