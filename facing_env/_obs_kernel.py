@@ -38,6 +38,15 @@ _HP_RAW = cython.declare(cython.int, observation.FEATURES.index("hp"))
 _ATTACKABLE = cython.declare(cython.int, observation.FEATURES.index("attackable"))
 _AOO_LEFT = cython.declare(cython.int, observation.FEATURES.index("attacks_of_opportunity_left"))
 _BOUND = cython.declare(cython.float, observation.BOUND)
+_ATTACK_KIND = engine.ATTACK
+_MOVE_KIND, _STEP_KIND, _FIVE_KIND = engine.MOVE, engine.STEP_KEEP_FACING, engine.FIVE_FOOT_STEP
+# the blocks of facing_env.actions (which imports this module, so they are repeated here;
+# tests/test_kernels.py checks they agree)
+BLOCKS = (1, 9, 17)
+"""The first index of MOVE, STEP_KEEP_FACING and FIVE_FOOT_STEP (``actions.MOVE_BASE``...)."""
+_MOVE_BASE = cython.declare(cython.int, BLOCKS[0])
+_STEP_BASE = cython.declare(cython.int, BLOCKS[1])
+_FIVE_BASE = cython.declare(cython.int, BLOCKS[2])
 
 
 @cython.cclass
@@ -228,7 +237,11 @@ def _write_table(
         return
     if len(memo.full_rows) > observation._PAIR_MEMO_LIMIT:
         memo.clear()
-    targets = observation._attack_targets(battle, legal) if acting else ()
+    targets = set()
+    if acting:  # the ids the actor may attack now (the reference's _attack_targets)
+        for a in legal:
+            if a.kind == _ATTACK_KIND:
+                targets.add(a.arg)
     aoo_used = battle.initiative.aoo_used if battle.initiative else {}
     profiles = board.profiles
     traits = memo.traits
@@ -268,9 +281,15 @@ def _write_table(
         )
         found = full_rows.get(key)
         if found is None:
-            found = full_rows[key] = observation._full_row(
-                battle, me, c, memo, mine, theirs, is_me, enemy, dx, dy, 1.0 / size
-            )
+            if len(me.shape.offsets) == 1 and len(c.shape.offsets) == 1:
+                found = _single_square_row(
+                    battle, me, c, memo, mine, theirs, is_me, enemy, dx, dy, 1.0 / size
+                )
+            else:
+                found = observation._full_row(
+                    battle, me, c, memo, mine, theirs, is_me, enemy, dx, dy, 1.0 / size
+                )
+            full_rows[key] = found
         full = found
         base = ws + row * _N_FEATURES
         for k in range(_N_FEATURES):
@@ -282,6 +301,83 @@ def _write_table(
         out[base + _AOO_LEFT] = (
             aoo_used.get(cid, 0) == 0 and trait[0] and (not c.flat_footed or trait[1])
         )
+
+
+_AREA_INDEX = observation._AREA_INDEX
+_NONE = observation.Area.NONE
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _single_square_row(
+    battle: Any,
+    me: Any,
+    c: Any,
+    memo: Any,
+    mine: Any,
+    theirs: Any,
+    is_me: cython.bint,
+    enemy: cython.bint,
+    dx: cython.int,
+    dy: cython.int,
+    inv: cython.double,
+) -> np.ndarray:
+    """``observation._full_row`` for two one-square creatures under rules without
+    third-party flanking (the only table the kernel writes): the same memos and rule
+    queries, written straight into the row (hit points and the attackable and AoO flags
+    left at 0)."""
+    row_array = np.zeros(_N_FEATURES, dtype=np.float32)
+    f: cython.float[::1] = row_array
+    static = memo.statics.get(theirs)
+    if static is None:
+        static = memo.statics[theirs] = observation._static_features(battle, c)
+    f[0] = 1.0
+    f[1] = is_me
+    f[2] = not enemy and not is_me
+    f[3] = enemy
+    f[4] = dx * inv
+    f[5] = dy * inv
+    f[6] = static[0]
+    f[7] = static[1]
+    if static[1]:
+        fx, fy = observation._unit_vector(battle.kind, c.facing)
+        f[8] = fx
+        f[9] = fy
+    f[12] = static[2]
+    f[30] = static[3]
+    f[31] = static[4]
+    f[32] = static[5]
+    f[22] = c.flat_footed
+    # the pair columns (the reference's _pair_features, one-square branch), at 13 + i
+    geo_key = (mine, theirs, dx, dy)
+    geo = memo.geometry.get(geo_key)
+    if geo is None:
+        geo = memo.geometry[geo_key] = observation._pair_geometry(battle, me, c)
+    distance, its_reach_covers_me, my_reach_covers_it = geo
+    f[13 + 8] = distance * inv
+    own = opp = None
+    if not is_me:
+        mine_t, its_t = battle.table(me), battle.table(c)
+        own = mine_t.lookup((dx, dy)) if mine_t is not None else None
+        opp = its_t.lookup((-dx, -dy)) if its_t is not None else None
+        f[13 + _AREA_INDEX[own.area if own is not None else _NONE]] = 1.0
+        f[13 + 4 + _AREA_INDEX[opp.area if opp is not None else _NONE]] = 1.0
+    if enemy:
+        f[13 + 10] = its_reach_covers_me and rules.can_make_attacks_of_opportunity(c)
+        f[13 + 11] = my_reach_covers_it and rules.can_make_attacks_of_opportunity(me)
+        fm = memo.modifiers
+        key = (mine, theirs, own, opp)
+        mod = fm.get(key)
+        if mod is None:
+            mod = fm[key] = rules.attacks.placement_modifier(battle, me, c, own, opp)
+        back = (theirs, mine, opp, own)
+        its = fm.get(back)
+        if its is None:
+            its = fm[back] = rules.attacks.placement_modifier(battle, c, me, opp, own)
+        f[13 + 12] = mod / 10.0
+        f[13 + 13] = its / 10.0
+        f[13 + 14] = rules.sneak_attack_applies(battle, me, c)
+    return row_array
 
 
 @cython.cfunc
@@ -319,11 +415,21 @@ def _write_scalars(
 @cython.wraparound(False)
 def action_mask(legal: tuple, table: dict, n: cython.Py_ssize_t) -> np.ndarray:
     """The int8 mask with the index ``table[a]`` of every action of ``legal`` set (the
-    reference's ``ActionCodec.mask`` writes it by fancy indexing)."""
+    reference's ``ActionCodec.mask`` writes it by fancy indexing). The directional kinds
+    are indexed by their blocks (``actions.MOVE_BASE`` ...) without hashing the action;
+    ``tests/test_kernels.py`` checks the result against the reference."""
     out_array = np.zeros(n, dtype=np.int8)
     out: cython.schar[::1] = out_array
     i: cython.Py_ssize_t
     for a in legal:
-        i = table[a]
+        kind = a.kind
+        if kind == _MOVE_KIND:
+            i = _MOVE_BASE + a.arg
+        elif kind == _STEP_KIND:
+            i = _STEP_BASE + a.arg
+        elif kind == _FIVE_KIND:
+            i = _FIVE_BASE + a.arg
+        else:
+            i = table[a]
         out[i] = 1
     return out_array
