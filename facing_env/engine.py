@@ -602,6 +602,18 @@ def apply(battle: Battle, action: Action, dice: Dice) -> list[Event]:
     return events
 
 
+def scanned(battle: Battle) -> tuple[tuple | None, tuple[Action, ...]]:
+    """(state key, legal actions) of the state :func:`apply` or :func:`start` just left,
+    without fingerprinting it again: their automatic end of turn scans the final state
+    last, so its entry is the cached one ((None, ()) when the battle is over). Valid
+    only until the battle changes; ``tests/test_env_api.py`` checks it against
+    :func:`state_key` and :func:`legal_tuple` after every step of random play."""
+    if battle.turn is None or is_over(battle):
+        return None, ()
+    key, legal, _ = battle.__dict__["_legal_cache"]
+    return key, legal
+
+
 def _auto_end(battle: Battle) -> list[Event]:
     events: list[Event] = []
     while not is_over(battle):
@@ -667,9 +679,9 @@ def _apply_step(
     vec = geometry.direction_vectors(battle.kind)[d]
     dest = (c.pos[0] + vec[0], c.pos[1] + vec[1])
     # walking and running provoke alike (EP-RUN-01): rules.provokers(..., [dest], mode=...)
-    events += _opportunity_attacks(
-        battle, c, rules.opportunity.step_provokers(battle, c, dest), dice
-    )
+    makers = rules.opportunity.step_provokers(battle, c, dest)
+    if makers:
+        events += _opportunity_attacks(battle, c, makers, dice)
     if c.hp <= 0:
         return events
     battle.place(c, dest)

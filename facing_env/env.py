@@ -151,6 +151,7 @@ class raw_env(AECEnv):
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
         self._board = observation.Board(self.battle, self.layout.window, self._memo)
         self._finish_step(self.events)
+        self._scanned = engine.scanned(self.battle)
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action (``None`` for a dead agent's last step)."""
@@ -164,6 +165,7 @@ class raw_env(AECEnv):
         events = engine.apply(self.battle, decoded, self.dice)
         self.events.extend(events)
         self._finish_step(events)
+        self._scanned = engine.scanned(self.battle)
 
     def _finish_step(self, events: list) -> None:
         self._obs_cache = {}
@@ -218,8 +220,11 @@ class raw_env(AECEnv):
     # -- views ----------------------------------------------------------------------------
 
     def invalidate_observations(self) -> None:
-        """Forget cached observations (they are rebuilt lazily on the next ``observe``)."""
+        """Forget cached observations (they are rebuilt lazily on the next ``observe``).
+        Call it after changing ``battle`` by hand: until the next ``step``, observations,
+        masks and the legal actions they are built from are reused."""
         self._obs_cache = {}
+        self._scanned = None
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation and action mask (zeros for anyone but the actor)."""
@@ -229,9 +234,16 @@ class raw_env(AECEnv):
         cid = self.agent_to_id[agent]
         slots = self.slots[cid]
         battle = self.battle
-        key = engine.state_key(battle)
-        actor = engine.actor(battle)
-        legal = engine.legal_tuple(battle, key) if actor is not None and actor.id == cid else None
+        scanned = self._scanned  # (state key, legal actions) of this state, from the engine
+        if scanned is None:
+            scanned = self._scanned = (engine.state_key(battle), None)
+        key, legal = scanned
+        if legal is None:
+            legal = engine.legal_tuple(battle, key) if engine.actor(battle) is not None else ()
+            self._scanned = (key, legal)
+        turn = battle.turn
+        if not legal or turn is None or turn.actor != cid:
+            legal = None  # not the actor (or the battle is over)
         obs = {
             "observation": observation.build(
                 battle, slots, self.layout, self.max_rounds, self._board, key, legal

@@ -231,3 +231,26 @@ def test_illegal_actions_raise_in_raw_env_and_end_the_game_in_env():
     for _agent in env.agent_iter():
         env.step(None)
     assert env.agents == []
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_scanned_is_the_state_the_engine_left(scenario):
+    """``engine.scanned`` (the env's observations read it instead of fingerprinting the
+    state again) equals ``state_key`` and ``legal_tuple`` after every step."""
+    env = facing_env.env(scenario=scenario)
+    checked = 0
+    for seed in (0, 1):
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        battle = env.unwrapped.battle
+        for _agent in env.agent_iter(max_iter=500):
+            key, legal = engine.scanned(battle)
+            if engine.actor(battle) is None:
+                assert (key, legal) == (None, ())
+            else:
+                assert key == engine.state_key(battle)
+                assert legal is engine.legal_tuple(battle)
+            checked += 1
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else masked_choice(rng, obs["action_mask"]))
+    assert checked > 500
