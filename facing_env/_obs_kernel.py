@@ -39,6 +39,7 @@ _ATTACKABLE = cython.declare(cython.int, observation.FEATURES.index("attackable"
 _AOO_LEFT = cython.declare(cython.int, observation.FEATURES.index("attacks_of_opportunity_left"))
 _BOUND = cython.declare(cython.float, observation.BOUND)
 _ATTACK_KIND = engine.ATTACK
+_FEET = cython.declare(cython.int, engine.FEET_PER_SQUARE)
 _MOVE_KIND, _STEP_KIND, _FIVE_KIND = engine.MOVE, engine.STEP_KEEP_FACING, engine.FIVE_FOOT_STEP
 # the blocks of facing_env.actions (which imports this module, so they are repeated here;
 # tests/test_kernels.py checks they agree)
@@ -237,11 +238,14 @@ def _write_table(
         return
     if len(memo.full_rows) > observation._PAIR_MEMO_LIMIT:
         memo.clear()
-    targets = set()
-    if acting:  # the ids the actor may attack now (the reference's _attack_targets)
-        for a in legal:
-            if a.kind == _ATTACK_KIND:
-                targets.add(a.arg)
+    targets = []  # the ids the actor may attack now (the reference's _attack_targets):
+    i: cython.Py_ssize_t
+    if acting:  # both scans list the attacks last
+        for i in range(len(legal) - 1, 0, -1):
+            a = legal[i]
+            if a.kind != _ATTACK_KIND:
+                break
+            targets.append(a.arg)
     aoo_used = battle.initiative.aoo_used if battle.initiative else {}
     profiles = board.profiles
     traits = memo.traits
@@ -398,8 +402,18 @@ def _write_scalars(
         out[at + 8] = battle.initiative.round / max_rounds if battle.initiative else 0.0
         return
     ts = battle.turn
-    speed = max(1, me.speed // 5)
-    out[at + 0] = engine.movement_capacity(battle) / (4 * speed)
+    speed: cython.int = me.speed // 5
+    if speed < 1:
+        speed = 1
+    capacity: cython.int = 0  # engine.movement_capacity
+    if not ts.five_foot_step_taken:
+        capacity = ts.movement_left if ts.moving else 0
+        if not ts.running:
+            spare: cython.int = bool(ts.move_available) + bool(
+                ts.standard_available and ts.attacks_made == 0
+            )
+            capacity += spare * (me.speed // _FEET)
+    out[at + 0] = capacity / (4.0 * speed)
     out[at + 1] = ts.move_available
     out[at + 2] = ts.standard_available
     out[at + 3] = not (ts.moved or ts.five_foot_step_taken or ts.running)
@@ -421,14 +435,21 @@ def action_mask(legal: tuple, table: dict, n: cython.Py_ssize_t) -> np.ndarray:
     out_array = np.zeros(n, dtype=np.int8)
     out: cython.schar[::1] = out_array
     i: cython.Py_ssize_t
+    d: cython.Py_ssize_t
+    t: tuple
     for a in legal:
-        kind = a.kind
-        if kind == _MOVE_KIND:
-            i = _MOVE_BASE + a.arg
-        elif kind == _STEP_KIND:
-            i = _STEP_BASE + a.arg
-        elif kind == _FIVE_KIND:
-            i = _FIVE_BASE + a.arg
+        t = cython.cast(tuple, a)  # an Action (a named tuple): read its items directly
+        kind = t[0]
+        # the engine's kind constants by identity; any other spelling goes by the table
+        if kind is _MOVE_KIND:
+            d = t[1]
+            i = _MOVE_BASE + d
+        elif kind is _STEP_KIND:
+            d = t[1]
+            i = _STEP_BASE + d
+        elif kind is _FIVE_KIND:
+            d = t[1]
+            i = _FIVE_BASE + d
         else:
             i = table[a]
         out[i] = 1

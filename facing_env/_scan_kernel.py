@@ -5,8 +5,10 @@ Cython pure Python mode, like :mod:`facing_env._obs_kernel`: compiled with the s
 (:mod:`facing_env._accel`), used by :mod:`facing_env.engine` only when it runs compiled,
 otherwise the engine's own scan runs. It is the same scan, read for read and check for
 check, with the per-direction helpers (``blocked_or_occupied``, ``walk_cost``) inlined and
-the turn state held in C variables. Rows are read by attribute: indexing a named tuple
-from C goes through ``__getitem__``, slower than its field descriptors.
+the turn state held in C variables. Rows (named tuples) are read as plain tuples:
+indexing a tuple subclass from C otherwise goes through ``__getitem__``, and its field
+descriptors are slower than a direct item read (``tests/test_kernels.py`` pins the field
+order).
 
 ``tests/test_mask_exact.py`` proves the scan in use agrees with
 :func:`~facing_env.engine.why_illegal` on random states, and ``tests/test_obs_kernel.py``
@@ -116,15 +118,18 @@ def legal_actions(battle: Any, costs: dict) -> list:
     front: cython.bint
     difficult: cython.bint
     impeded: cython.bint
+    t: tuple
     for row in direction_rows(battle, c.shape, c.pos):
-        if not row.open:
+        # a DirectionRow (d, open, difficult, impeded, cells, diagonal), read as a tuple
+        t = cython.cast(tuple, row)
+        if not t[1]:
             continue
-        occupied = _occupied(battle, c, row.cells)
+        occupied = _occupied(battle, c, t[4])
         if occupied == 2:
             continue
-        difficult = row.difficult
-        impeded = row.impeded
-        d = row.d
+        difficult = t[2]
+        impeded = t[3]
+        d = t[0]
         if walk and not occupied and not (running and difficult):
             if rows is not None:
                 keeps_facing, front = rows[d]
@@ -138,7 +143,7 @@ def legal_actions(battle: Any, costs: dict) -> list:
                         keeps.append(_KEEPS[d])
                         costs[_KEEPS[d]] = FULL_ROUND
             else:
-                cost = 2 if row.diagonal and odd else 1  # rules.movement.walk_cost
+                cost = 2 if t[5] and odd else 1  # rules.movement.walk_cost
                 if difficult:
                     cost *= _DIFFICULT
                 if cost <= capacity:

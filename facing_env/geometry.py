@@ -306,7 +306,14 @@ class AreaCell:
         return self._hash
 
     def __reduce__(self) -> tuple:  # rebuilt, so the hash is this process's (str hashing)
-        return (type(self), (self.area, self.side))
+        return (area_cell, (self.area, self.side))
+
+
+@cache
+def area_cell(area: Area, side: Side) -> AreaCell:
+    """The one :class:`AreaCell` of an area and side. Tables hand out only these, so memo
+    keys made of area cells compare by identity instead of by field."""
+    return AreaCell(area, side)
 
 
 def classify(kind: GridKind, ruleset: Ruleset, shape: Shape, facing: int, offset: Pos) -> AreaCell:
@@ -322,10 +329,10 @@ def classify(kind: GridKind, ruleset: Ruleset, shape: Shape, facing: int, offset
     rear_min = row.rear_min[kind]
     is_rear = mag > rear_min + _EPS if row.rear_strict[kind] else mag >= rear_min - _EPS
     if mag <= row.front_max[kind] + _EPS:
-        return AreaCell(Area.FRONT, side)
+        return area_cell(Area.FRONT, side)
     if is_rear:
-        return AreaCell(Area.REAR, side)
-    return AreaCell(row.side_area, side)
+        return area_cell(Area.REAR, side)
+    return area_cell(row.side_area, side)
 
 
 @dataclass(frozen=True)
@@ -351,7 +358,7 @@ class AreaTable:
         cell = self._beyond.get(offset)
         if cell is None:
             if offset in self.shape.offsets:
-                cell = AreaCell(Area.NONE, Side.CENTRE)
+                cell = area_cell(Area.NONE, Side.CENTRE)
             else:
                 cell = classify(self.kind, self.ruleset, self.shape, self.facing, offset)
             self._beyond[offset] = cell

@@ -129,3 +129,11 @@ def test_the_mask_kernel_uses_the_action_blocks():
         actions.STEP_BASE,
         actions.FIVE_FOOT_BASE,
     )
+
+
+def test_the_kernels_read_named_tuples_in_this_field_order():
+    """The kernels read Action and DirectionRow as plain tuples, by position."""
+    from facing_env.rules.movement import DirectionRow
+
+    assert engine.Action._fields == ("kind", "arg")
+    assert DirectionRow._fields == ("d", "open", "difficult", "impeded", "cells", "diagonal")
