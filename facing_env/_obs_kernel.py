@@ -123,6 +123,70 @@ def _stamp_window(
             out[base + 6] = hp
 
 
+@cython.cclass
+class Context:
+    """What the writer reads of one board and layout on every call, held in C fields
+    (kept on the board by :func:`context`)."""
+
+    layout: object
+    size: cython.int
+    half: cython.int
+    n_slots: cython.Py_ssize_t
+    length: cython.Py_ssize_t
+    x0: cython.int
+    y0: cython.int
+    clamp: cython.bint
+    clip: cython.bint
+    terrain: cython.float[:, :, ::1]
+    stamps: object
+    profiles: object
+    traits: object
+    own: object  # observer stamps (areas, selves) as OwnStamp by (profile, facing)
+    memo: object
+    full_rows: object
+    board: object
+
+    def __init__(self, board: Any, layout: Any) -> None:
+        self.layout = layout
+        self.size = layout.window
+        self.half = layout.window // 2
+        self.n_slots = layout.n_slots
+        self.length = layout.size
+        self.x0 = board.x0
+        self.y0 = board.y0
+        self.clamp = board.clamp_threats
+        self.clip = board.clip
+        self.terrain = board.terrain
+        self.memo = board.memo
+        self.full_rows = board.memo.full_rows  # cleared in place, never replaced
+        self.stamps = board.memo.window_stamps
+        self.profiles = board.profiles
+        self.traits = board.memo.traits
+        self.own = {}
+        self.board = board
+
+
+@cython.cclass
+class OwnStamp:
+    """The observer's own-area cells and self cells as window flat indices (the
+    reference's ``Board._own_stamp``)."""
+
+    areas: cython.Py_ssize_t[::1]
+    selves: cython.Py_ssize_t[::1]
+
+    def __init__(self, areas: Any, selves: Any) -> None:
+        self.areas = areas
+        self.selves = selves
+
+
+def context(board: Any, layout: Any) -> Context:
+    """The board's :class:`Context` for ``layout`` (made on first use)."""
+    ctx = board.__dict__.get("kernel_context")
+    if ctx is None or cython.cast(Context, ctx).layout is not layout:
+        ctx = board.__dict__["kernel_context"] = Context(board, layout)
+    return ctx
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def build(
@@ -137,62 +201,71 @@ def build(
 ) -> np.ndarray:
     """The observation vector of ``me`` (``slots[0]``), as ``observation.build`` writes it
     with a board; ``legal`` is the actor's legal tuple when ``acting``."""
-    out_array = np.zeros(layout.size, dtype=np.float32)
+    ctx: Context = context(board, layout)
+    out_array = np.zeros(ctx.length, dtype=np.float32)
     out: cython.float[::1] = out_array
-    size: cython.int = layout.window
-    half: cython.int = size // 2
-    mx: cython.int = me.pos[0]
-    my: cython.int = me.pos[1]
+    size: cython.int = ctx.size
+    half: cython.int = ctx.half
+    pos = me.pos
+    mx: cython.int = pos[0]
+    my: cython.int = pos[1]
     i: cython.Py_ssize_t
     j: cython.Py_ssize_t
     k: cython.Py_ssize_t
     n: cython.Py_ssize_t
     v: cython.float
     # terrain: the board's padded planes hold it in channels 0-2 (never redrawn)
-    terrain: cython.float[:, :, ::1] = board.terrain
-    r0: cython.int = my - board.y0 - half
-    c0: cython.int = mx - board.x0 - half
+    terrain: cython.float[:, :, ::1] = ctx.terrain
+    r0: cython.int = my - ctx.y0 - half
+    c0: cython.int = mx - ctx.x0 - half
     for i in range(size):
         for j in range(size):
             for k in range(3):
                 out[(i * size + j) * _N_CHANNELS + k] = terrain[r0 + i, c0 + j, k]
     # every living creature in spec order (a later one wins a shared cell)
-    stamps = board.memo.window_stamps
-    profiles = board.profiles
-    traits = board.memo.traits
+    stamps = ctx.stamps
+    profiles = ctx.profiles
+    traits = ctx.traits
     team = me.team
     for c in battle.creatures.values():
-        if c.hp <= 0:
+        hp = c.hp
+        if hp <= 0:
             continue
         profile = profiles[c.id]
         trait = traits.get(profile)
         if trait is None:
             trait = traits[profile] = rules.opportunity.aoo_traits(c)
         ally = c.team == team
-        skey = (profile, c.facing, trait[0] and (not c.flat_footed or trait[1]), ally)
+        facing = c.facing
+        skey = (profile, facing, trait[0] and (not c.flat_footed or trait[1]), ally)
         stamp = stamps.get(skey)
         if stamp is None:
             stamp = stamps[skey] = make_stamp(battle, c, ally)
-        _stamp_window(out, stamp, c.pos[0] - mx + half, c.pos[1] - my + half, size, c.hp / c.max_hp)
+        cpos = c.pos
+        _stamp_window(out, stamp, cpos[0] - mx + half, cpos[1] - my + half, size, hp / c.max_hp)
     # the observer's self channels and own areas (the reference's window_of)
     key = (profiles[me.id], me.facing)
-    own = board._own.get(key)
+    own = ctx.own.get(key)
     if own is None:
-        own = board._own[key] = board._own_stamp(battle, me)
-    areas: cython.Py_ssize_t[::1] = own[0]
-    selves: cython.Py_ssize_t[::1] = own[1]
+        areas_selves = board._own.get(key)
+        if areas_selves is None:
+            areas_selves = board._own[key] = board._own_stamp(battle, me)
+        own = ctx.own[key] = OwnStamp(areas_selves[0], areas_selves[1])
+    stamp_own: OwnStamp = own
+    areas: cython.Py_ssize_t[::1] = stamp_own.areas
+    selves: cython.Py_ssize_t[::1] = stamp_own.selves
     if me.hp > 0:
         for i in range(selves.shape[0]):
             out[selves[i]] = 1.0 if i % 3 == 0 else 0.0
     n = size * size
-    if board.clamp_threats:
+    if ctx.clamp:
         for i in range(n):
             for k in range(_THREAT_ENEMY, _THREAT_ENEMY + 2):
                 if out[i * _N_CHANNELS + k] > 1.0:
                     out[i * _N_CHANNELS + k] = 1.0
     for i in range(areas.shape[0]):
         out[areas[i]] = 1.0
-    if board.clip:
+    if ctx.clip:
         for i in range(n * _N_CHANNELS):
             v = out[i]
             if v > _BOUND:
@@ -200,8 +273,8 @@ def build(
             elif v < -_BOUND:
                 out[i] = -_BOUND
     ws: cython.Py_ssize_t = n * _N_CHANNELS
-    ts: cython.Py_ssize_t = layout.n_slots * _N_FEATURES
-    _write_table(battle, me, slots, out_array, out, ws, layout, board, acting, legal)
+    ts: cython.Py_ssize_t = ctx.n_slots * _N_FEATURES
+    _write_table(battle, me, slots, out_array, out, ws, ctx, acting, legal)
     _write_scalars(battle, me, out, ws + ts, max_rounds, acting)
     for i in range(ws, out.shape[0]):  # np.minimum then np.maximum, NaN kept
         v = out[i]
@@ -222,37 +295,39 @@ def _write_table(
     out_array: Any,
     out: cython.float[::1],
     ws: cython.Py_ssize_t,
-    layout: Any,
-    board: Any,
+    ctx: Context,
     acting: bool,
     legal: Any,
 ) -> cython.void:
     """The creature table (the reference's ``_fill_table``)."""
-    memo = board.memo
-    n_slots: cython.Py_ssize_t = layout.n_slots
+    memo = ctx.memo
+    n_slots: cython.Py_ssize_t = ctx.n_slots
     if battle.rules.standard_flanking:  # rows depend on third parties: the reference
+        layout = ctx.layout
         t = out_array[ws : ws + n_slots * _N_FEATURES].reshape(layout.table_shape)
         observation._fill_table(
-            battle, me, slots, t, layout.window, memo, board.profiles, acting, legal
+            battle, me, slots, t, layout.window, memo, ctx.profiles, acting, legal
         )
         return
-    if len(memo.full_rows) > observation._PAIR_MEMO_LIMIT:
+    full_rows = ctx.full_rows
+    if len(full_rows) > observation._PAIR_MEMO_LIMIT:
         memo.clear()
     targets = []  # the ids the actor may attack now (the reference's _attack_targets):
     i: cython.Py_ssize_t
+    t: tuple
     if acting:  # both scans list the attacks last
         for i in range(len(legal) - 1, 0, -1):
-            a = legal[i]
-            if a.kind != _ATTACK_KIND:
+            t = cython.cast(tuple, legal[i])  # an Action (kind, arg)
+            if t[0] != _ATTACK_KIND:
                 break
-            targets.append(a.arg)
-    aoo_used = battle.initiative.aoo_used if battle.initiative else {}
-    profiles = board.profiles
-    traits = memo.traits
-    full_rows = memo.full_rows
+            targets.append(t[1])
+    initiative = battle.initiative
+    aoo_used = initiative.aoo_used if initiative else {}
+    profiles = ctx.profiles
+    traits = ctx.traits
     mx, my = me.pos
     mine = profiles[me.id]
-    size = layout.window
+    size = ctx.size
     row: cython.Py_ssize_t
     k: cython.Py_ssize_t
     base: cython.Py_ssize_t
