@@ -106,7 +106,8 @@ def legal_actions(battle: Any, costs: dict) -> list:
     five_ok: cython.bint = not (moved or stepped or running) and speed >= _FIVE_SPEED
     diagonals: cython.int = ts.diagonals
     odd: cython.bint = diagonals % 2 == 1 and battle.diagonal_rule == "alternating"
-    surcharge: cython.bint = battle.rules.movement_surcharge and battle.table(c) is not None
+    # battle.table(c) is not None exactly when the creature turns (has_facing both ways)
+    surcharge: cython.bint = battle.rules.movement_surcharge and turnable
     rows = _facing_rows(battle, c) if turnable or surcharge else None
     moves: list = []
     keeps: list = []

@@ -123,20 +123,22 @@ class ActionCodec:
             if engine.actor(battle) is None or battle.turn.actor != slots[0]:
                 return np.zeros(self.n, dtype=np.int8)
             legal = engine.legal_tuple(battle)
+        if _KERNEL is not None:  # a fresh mask costs less than the cache and a copy
+            return _KERNEL.action_mask(legal, self._index_table(battle, slots), self.n)
         cached = self.__dict__.get("_mask_cache")
         if cached is None or cached[0] is not legal or cached[1] != slots:
             table = self._index_table(battle, slots)
-            if _KERNEL is not None:
-                mask = _KERNEL.action_mask(legal, table, self.n)
-            else:
-                mask = np.zeros(self.n, dtype=np.int8)
-                mask[[table[a] for a in legal]] = 1
+            mask = np.zeros(self.n, dtype=np.int8)
+            mask[[table[a] for a in legal]] = 1
             cached = self.__dict__["_mask_cache"] = (legal, list(slots), mask)
         return cached[2].copy()  # the caller may write to its mask
 
     def _index_table(self, battle: Battle, slots: list[str]) -> dict[Action, int]:
         """Every action the creature ``slots[0]`` could take, mapped to its index (one
         dict per creature, rules and grid; the same mapping as :meth:`encode`)."""
+        last = self.__dict__.get("_last_index_table")
+        if last is not None and last[0] is slots and last[1] is battle:
+            return last[2]  # the env asks with the same slots list all episode long
         c = battle.creatures[slots[0]]
         key = (tuple(slots), battle.kind, battle.ruleset, c.shape)
         tables = self.__dict__.setdefault("_index_tables", {})
@@ -153,6 +155,7 @@ class ActionCodec:
             ]
             candidates += [Action(engine.ATTACK, cid) for cid in slots]
             table = tables[key] = {a: self.encode(battle, slots, a) for a in candidates}
+        self.__dict__["_last_index_table"] = (slots, battle, table)
         return table
 
 

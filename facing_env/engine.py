@@ -573,16 +573,17 @@ _CHECKS = {
 # -- applying -----------------------------------------------------------------------------
 
 
-def apply(battle: Battle, action: Action, dice: Dice) -> list[Event]:
+def apply(battle: Battle, action: Action, dice: Dice, key: tuple | None = None) -> list[Event]:
     """Apply one action of the acting creature and return what happened.
 
     Raises :class:`IllegalActionError` naming the action and the reason for anything
     :func:`legal_actions` would not list. When the actor has nothing left but END_TURN,
-    or dies, its turn ends by itself.
+    or dies, its turn ends by itself. ``key``, when the caller has it, must be
+    ``state_key(battle)`` (the env passes the one :func:`scanned` gave it).
     """
     if type(action) is not Action:
         action = Action(*action)
-    _, legal, costs = _legal_entry(battle)
+    _, legal, costs = _legal_entry(battle, key)
     if action not in legal:
         reason = why_illegal(battle, action) or "not among the legal actions"
         raise IllegalActionError(f"illegal action {action.kind}({action.arg!r}): {reason}")

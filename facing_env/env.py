@@ -162,7 +162,10 @@ class raw_env(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         cid = self.agent_to_id[agent]
         decoded = self.codec.decode(self.battle, self.slots[cid], action)  # type: ignore[arg-type]
-        events = engine.apply(self.battle, decoded, self.dice)
+        scanned = self._scanned  # the state's key, unless the battle was changed by hand
+        events = engine.apply(
+            self.battle, decoded, self.dice, scanned[0] if scanned is not None else None
+        )
         self.events.extend(events)
         self._finish_step(events)
         self._scanned = engine.scanned(self.battle)
