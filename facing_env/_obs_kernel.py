@@ -145,8 +145,17 @@ class Context:
     memo: object
     full_rows: object
     board: object
+    standard: cython.bint  # standard flanking: the table goes to the reference
+    hexes: cython.float  # the rule scalars of the battle
+    penalties: cython.float
+    auto_turn: cython.float
 
-    def __init__(self, board: Any, layout: Any) -> None:
+    def __init__(self, board: Any, layout: Any, battle: Any) -> None:
+        rs = battle.rules
+        self.standard = rs.standard_flanking
+        self.hexes = battle.kind is GridKind.HEX
+        self.penalties = rs.facing_penalties
+        self.auto_turn = rs.auto_turn_on_attack
         self.layout = layout
         self.size = layout.window
         self.half = layout.window // 2
@@ -179,11 +188,12 @@ class OwnStamp:
         self.selves = selves
 
 
-def context(board: Any, layout: Any) -> Context:
-    """The board's :class:`Context` for ``layout`` (made on first use)."""
+def context(board: Any, layout: Any, battle: Any) -> Context:
+    """The :class:`Context` of a board (drawn for ``battle``) and ``layout``, made on
+    first use."""
     ctx = board.__dict__.get("kernel_context")
     if ctx is None or cython.cast(Context, ctx).layout is not layout:
-        ctx = board.__dict__["kernel_context"] = Context(board, layout)
+        ctx = board.__dict__["kernel_context"] = Context(board, layout, battle)
     return ctx
 
 
@@ -201,7 +211,7 @@ def build(
 ) -> np.ndarray:
     """The observation vector of ``me`` (``slots[0]``), as ``observation.build`` writes it
     with a board; ``legal`` is the actor's legal tuple when ``acting``."""
-    ctx: Context = context(board, layout)
+    ctx: Context = context(board, layout, battle)
     out_array = np.zeros(ctx.length, dtype=np.float32)
     out: cython.float[::1] = out_array
     size: cython.int = ctx.size
@@ -275,7 +285,7 @@ def build(
     ws: cython.Py_ssize_t = n * _N_CHANNELS
     ts: cython.Py_ssize_t = ctx.n_slots * _N_FEATURES
     _write_table(battle, me, slots, out_array, out, ws, ctx, acting, legal)
-    _write_scalars(battle, me, out, ws + ts, max_rounds, acting)
+    _write_scalars(battle, me, out, ws + ts, max_rounds, acting, ctx)
     for i in range(ws, out.shape[0]):  # np.minimum then np.maximum, NaN kept
         v = out[i]
         if v > _BOUND:
@@ -302,7 +312,7 @@ def _write_table(
     """The creature table (the reference's ``_fill_table``)."""
     memo = ctx.memo
     n_slots: cython.Py_ssize_t = ctx.n_slots
-    if battle.rules.standard_flanking:  # rows depend on third parties: the reference
+    if ctx.standard:  # rows depend on third parties: the reference
         layout = ctx.layout
         t = out_array[ws : ws + n_slots * _N_FEATURES].reshape(layout.table_shape)
         observation._fill_table(
@@ -467,12 +477,12 @@ def _write_scalars(
     at: cython.Py_ssize_t,
     max_rounds: int,
     acting: bool,
+    ctx: Context,
 ) -> cython.void:
     """The 13 scalars (the reference's ``_fill_scalars``)."""
-    rs = battle.rules
-    out[at + 10] = battle.kind is GridKind.HEX
-    out[at + 11] = rs.facing_penalties
-    out[at + 12] = rs.auto_turn_on_attack
+    out[at + 10] = ctx.hexes
+    out[at + 11] = ctx.penalties
+    out[at + 12] = ctx.auto_turn
     if not acting:
         out[at + 8] = battle.initiative.round / max_rounds if battle.initiative else 0.0
         return

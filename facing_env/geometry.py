@@ -105,7 +105,7 @@ class Shape:
     def cells(self, pos: Pos) -> tuple[Pos, ...]:
         """The cells this shape covers when anchored at ``pos``."""
         x, y = pos
-        return tuple((x + dx, y + dy) for dx, dy in self.offsets)
+        return tuple([(x + dx, y + dy) for dx, dy in self.offsets])  # no generator
 
     @property
     def ring(self) -> tuple[Pos, ...]:

@@ -20,7 +20,11 @@ from facing_env.types import GridKind, MoveMode, Pos
 
 def melee_reach(creature: Creature) -> int:
     """Longest melee reach in feet over the creature's melee attacks (0 if none)."""
-    return max((a.reach for a in creature.attacks if not a.ranged), default=0)
+    reach = 0
+    for a in creature.attacks:  # a loop, not max() over a generator: on the step path
+        if not a.ranged and a.reach > reach:
+            reach = a.reach
+    return reach
 
 
 def can_make_attacks_of_opportunity(creature: Creature) -> bool:
@@ -40,8 +44,12 @@ def aoo_traits(creature: Creature) -> tuple[bool, bool]:
     """The parts of :func:`can_make_attacks_of_opportunity` a creature's spec fixes:
     whether it may make them at all (threatens, has a melee attack) and whether Combat
     Reflexes lets it while flat-footed (SRD-FF-01)."""
-    may = creature.threatens and any(not a.ranged for a in creature.attacks)
-    return may, creature.has_feat("Combat Reflexes")
+    melee = False
+    for a in creature.attacks:  # a loop, not any() over a generator: on the step path
+        if not a.ranged:
+            melee = True
+            break
+    return bool(creature.threatens and melee), creature.has_feat("Combat Reflexes")
 
 
 @cache
