@@ -38,6 +38,8 @@ _HP_RAW = cython.declare(cython.int, observation.FEATURES.index("hp"))
 _ATTACKABLE = cython.declare(cython.int, observation.FEATURES.index("attackable"))
 _AOO_LEFT = cython.declare(cython.int, observation.FEATURES.index("attacks_of_opportunity_left"))
 _BOUND = cython.declare(cython.float, observation.BOUND)
+if len(observation.FEATURES) != 33:  # Row holds a C array of this length
+    raise ImportError("facing_env._obs_kernel: Row is written for 33 table columns")
 _ATTACK_KIND = engine.ATTACK
 _FEET = cython.declare(cython.int, engine.FEET_PER_SQUARE)
 _MOVE_KIND, _STEP_KIND, _FIVE_KIND = engine.MOVE, engine.STEP_KEEP_FACING, engine.FIVE_FOOT_STEP
@@ -167,12 +169,26 @@ class Context:
         self.clip = board.clip
         self.terrain = board.terrain
         self.memo = board.memo
-        self.full_rows = board.memo.full_rows  # cleared in place, never replaced
+        self.full_rows = board.memo.kernel_rows  # cleared in place, never replaced
         self.stamps = board.memo.window_stamps
         self.profiles = board.profiles
         self.traits = board.memo.traits
         self.own = {}
         self.board = board
+
+
+@cython.cclass
+class Row:
+    """A memoised table row (``PairMemo.kernel_rows``) in a C array, copied without
+    acquiring a buffer: every column but hit points and the attackable and AoO flags."""
+
+    values: cython.float[33]
+
+    def __init__(self, array: Any) -> None:
+        source: cython.float[::1] = array
+        i: cython.Py_ssize_t
+        for i in range(33):
+            self.values[i] = source[i]
 
 
 @cython.cclass
@@ -319,7 +335,7 @@ def _write_table(
             battle, me, slots, t, layout.window, memo, ctx.profiles, acting, legal
         )
         return
-    full_rows = ctx.full_rows
+    full_rows = ctx.full_rows  # Row by the reference's full-row key
     if len(full_rows) > observation._PAIR_MEMO_LIMIT:
         memo.clear()
     targets = []  # the ids the actor may attack now (the reference's _attack_targets):
@@ -341,7 +357,7 @@ def _write_table(
     row: cython.Py_ssize_t
     k: cython.Py_ssize_t
     base: cython.Py_ssize_t
-    full: cython.float[::1]
+    full: Row
     for row in range(min(len(slots), n_slots)):
         cid = slots[row]
         c = battle.creatures[cid]
@@ -371,18 +387,18 @@ def _write_table(
         found = full_rows.get(key)
         if found is None:
             if len(me.shape.offsets) == 1 and len(c.shape.offsets) == 1:
-                found = _single_square_row(
+                values = _single_square_row(
                     battle, me, c, memo, mine, theirs, is_me, enemy, dx, dy, 1.0 / size
                 )
             else:
-                found = observation._full_row(
+                values = observation._full_row(
                     battle, me, c, memo, mine, theirs, is_me, enemy, dx, dy, 1.0 / size
                 )
-            full_rows[key] = found
+            found = full_rows[key] = Row(values)
         full = found
         base = ws + row * _N_FEATURES
         for k in range(_N_FEATURES):
-            out[base + k] = full[k]
+            out[base + k] = full.values[k]
         out[base + _HP_FRACTION] = c.hp / c.max_hp
         out[base + _HP_RAW] = c.hp / 50.0
         out[base + _ATTACKABLE] = enemy and cid in targets

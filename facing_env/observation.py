@@ -636,12 +636,14 @@ class PairMemo:
         self.traits: dict[int, tuple[bool, bool]] = {}  # rules.opportunity.aoo_traits
         self.boards: dict[tuple, tuple[dict, dict, dict]] = {}
         self.window_stamps: dict[tuple, object] = {}  # _obs_kernel stamps by key, unplaced
+        self.kernel_rows: dict[tuple, object] = {}  # _obs_kernel's full_rows, as C arrays
         self._profiles: dict[tuple, int] = {}
 
     def clear(self) -> None:
         """Forget every memoised row (profiles stay: they index specs, not states)."""
         self.rows.clear()
         self.full_rows.clear()
+        self.kernel_rows.clear()
         self.geometry.clear()
         self.modifiers.clear()
 
