@@ -218,7 +218,7 @@ def context(board: Any, layout: Any, battle: Any) -> Context:
 def build(
     battle: Any,
     me: Any,
-    slots: list,
+    slots: Any,
     layout: Any,
     max_rounds: int,
     board: Any,
@@ -244,6 +244,8 @@ def build(
     terrain: cython.float[:, :, ::1] = ctx.terrain
     r0: cython.int = my - ctx.y0 - half
     c0: cython.int = mx - ctx.x0 - half
+    if r0 < 0 or c0 < 0 or r0 + size > terrain.shape[0] or c0 + size > terrain.shape[1]:
+        raise ValueError(f"creature {me.id!r} at {me.pos} is off the board")
     for i in range(size):
         for j in range(size):
             for k in range(3):
@@ -317,7 +319,7 @@ def build(
 def _write_table(
     battle: Any,
     me: Any,
-    slots: list,
+    slots: Any,
     out_array: Any,
     out: cython.float[::1],
     ws: cython.Py_ssize_t,
@@ -343,7 +345,11 @@ def _write_table(
     t: tuple
     if acting:  # both scans list the attacks last
         for i in range(len(legal) - 1, 0, -1):
-            t = cython.cast(tuple, legal[i])  # an Action (kind, arg)
+            a = legal[i]
+            if not isinstance(a, tuple):  # not an Action: the reference's reading
+                targets = observation._attack_targets(battle, legal)
+                break
+            t = cython.cast(tuple, a)  # an Action (kind, arg)
             if t[0] != _ATTACK_KIND:
                 break
             targets.append(t[1])
@@ -528,7 +534,7 @@ def _write_scalars(
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def action_mask(legal: tuple, table: dict, n: cython.Py_ssize_t) -> np.ndarray:
+def action_mask(legal: Any, table: dict, n: cython.Py_ssize_t) -> np.ndarray:
     """The int8 mask with the index ``table[a]`` of every action of ``legal`` set (the
     reference's ``ActionCodec.mask`` writes it by fancy indexing). The directional kinds
     are indexed by their blocks (``actions.MOVE_BASE`` ...) without hashing the action;
@@ -539,6 +545,8 @@ def action_mask(legal: tuple, table: dict, n: cython.Py_ssize_t) -> np.ndarray:
     d: cython.Py_ssize_t
     t: tuple
     for a in legal:
+        if not isinstance(a, tuple):
+            raise TypeError(f"not an engine Action: {a!r}")
         t = cython.cast(tuple, a)  # an Action (a named tuple): read its items directly
         kind = t[0]
         # the engine's kind constants by identity; any other spelling goes by the table
@@ -553,5 +561,7 @@ def action_mask(legal: tuple, table: dict, n: cython.Py_ssize_t) -> np.ndarray:
             i = _FIVE_BASE + d
         else:
             i = table[a]
+        if not 0 <= i < n:
+            raise ValueError(f"action {a!r} has no index in Discrete({n})")
         out[i] = 1
     return out_array

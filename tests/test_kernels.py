@@ -137,3 +137,26 @@ def test_the_kernels_read_named_tuples_in_this_field_order():
 
     assert engine.Action._fields == ("kind", "arg")
     assert DirectionRow._fields == ("d", "open", "difficult", "impeded", "cells", "diagonal")
+
+
+def test_the_mask_kernel_rejects_what_is_not_an_action_index():
+    from facing_env import _obs_kernel
+
+    env = facing_env.raw_env()
+    env.reset(seed=0)
+    slots = env.slots[env.agent_to_id[env.agent_selection]]
+    table = env.codec._index_table(env.battle, slots)
+    with pytest.raises(TypeError, match="not an engine Action"):
+        _obs_kernel.action_mask((7,), table, env.codec.n)
+    with pytest.raises(ValueError, match="no index"):
+        _obs_kernel.action_mask((engine.Action(engine.MOVE, 99),), table, env.codec.n)
+
+
+def test_an_observer_off_the_board_is_an_error_not_a_stray_read():
+    env = facing_env.raw_env()
+    env.reset(seed=0)
+    cid = env.agent_to_id[env.agent_selection]
+    env.battle.creatures[cid].pos = (40, 40)  # by hand, past the board's padding
+    env.invalidate_observations()
+    with pytest.raises(ValueError, match=f"creature '{cid}' at \\(40, 40\\) is off the board"):
+        env.observe(env.agent_selection)
