@@ -41,6 +41,7 @@ _BOUND = cython.declare(cython.float, observation.BOUND)
 if len(observation.FEATURES) != 33:  # Row holds a C array of this length
     raise ImportError("facing_env._obs_kernel: Row is written for 33 table columns")
 _ATTACK_KIND = engine.ATTACK
+_ACTION = engine.Action
 _FEET = cython.declare(cython.int, engine.FEET_PER_SQUARE)
 _MOVE_KIND, _STEP_KIND, _FIVE_KIND = engine.MOVE, engine.STEP_KEEP_FACING, engine.FIVE_FOOT_STEP
 # the blocks of facing_env.actions (which imports this module, so they are repeated here;
@@ -147,12 +148,14 @@ class Context:
     memo: object
     full_rows: object
     board: object
+    battle: object
     standard: cython.bint  # standard flanking: the table goes to the reference
     hexes: cython.float  # the rule scalars of the battle
     penalties: cython.float
     auto_turn: cython.float
 
     def __init__(self, board: Any, layout: Any, battle: Any) -> None:
+        self.battle = battle
         rs = battle.rules
         self.standard = rs.standard_flanking
         self.hexes = battle.kind is GridKind.HEX
@@ -208,7 +211,16 @@ def context(board: Any, layout: Any, battle: Any) -> Context:
     """The :class:`Context` of a board (drawn for ``battle``) and ``layout``, made on
     first use."""
     ctx = board.__dict__.get("kernel_context")
-    if ctx is None or cython.cast(Context, ctx).layout is not layout:
+    if (
+        ctx is None
+        or cython.cast(Context, ctx).layout is not layout
+        or cython.cast(Context, ctx).battle is not battle
+    ):
+        if board.window != layout.window:  # the own stamps are window indices
+            raise ValueError(
+                f"the board draws a {board.window}-wide window, the layout a "
+                f"{layout.window}-wide one"
+            )
         ctx = board.__dict__["kernel_context"] = Context(board, layout, battle)
     return ctx
 
@@ -340,19 +352,16 @@ def _write_table(
     full_rows = ctx.full_rows  # Row by the reference's full-row key
     if len(full_rows) > observation._PAIR_MEMO_LIMIT:
         memo.clear()
-    targets = []  # the ids the actor may attack now (the reference's _attack_targets):
-    i: cython.Py_ssize_t
+    targets = []  # the ids the actor may attack now (the reference's _attack_targets)
     t: tuple
-    if acting:  # both scans list the attacks last
-        for i in range(len(legal) - 1, 0, -1):
-            a = legal[i]
-            if not isinstance(a, tuple):  # not an Action: the reference's reading
+    if acting:
+        for a in legal:
+            if type(a) is not _ACTION:  # anything else: the reference's reading
                 targets = observation._attack_targets(battle, legal)
                 break
-            t = cython.cast(tuple, a)  # an Action (kind, arg)
-            if t[0] != _ATTACK_KIND:
-                break
-            targets.append(t[1])
+            t = cython.cast(tuple, a)  # an Action: exactly (kind, arg)
+            if t[0] == _ATTACK_KIND:
+                targets.append(t[1])
     initiative = battle.initiative
     aoo_used = initiative.aoo_used if initiative else {}
     profiles = ctx.profiles
@@ -545,21 +554,22 @@ def action_mask(legal: Any, table: dict, n: cython.Py_ssize_t) -> np.ndarray:
     d: cython.Py_ssize_t
     t: tuple
     for a in legal:
-        if not isinstance(a, tuple):
-            raise TypeError(f"not an engine Action: {a!r}")
-        t = cython.cast(tuple, a)  # an Action (a named tuple): read its items directly
-        kind = t[0]
-        # the engine's kind constants by identity; any other spelling goes by the table
-        if kind is _MOVE_KIND:
-            d = t[1]
-            i = _MOVE_BASE + d
-        elif kind is _STEP_KIND:
-            d = t[1]
-            i = _STEP_BASE + d
-        elif kind is _FIVE_KIND:
-            d = t[1]
-            i = _FIVE_BASE + d
-        else:
+        i = -1
+        if type(a) is _ACTION:  # exactly (kind, arg): read its items directly
+            t = cython.cast(tuple, a)
+            kind = t[0]
+            arg = t[1]
+            # the engine's kind constants by identity, a direction 0-7 by its block;
+            # anything else goes by the table, as in the reference
+            if type(arg) is int and 0 <= arg < 8:
+                d = arg
+                if kind is _MOVE_KIND:
+                    i = _MOVE_BASE + d
+                elif kind is _STEP_KIND:
+                    i = _STEP_BASE + d
+                elif kind is _FIVE_KIND:
+                    i = _FIVE_BASE + d
+        if i < 0:
             i = table[a]
         if not 0 <= i < n:
             raise ValueError(f"action {a!r} has no index in Discrete({n})")

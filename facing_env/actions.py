@@ -137,7 +137,7 @@ class ActionCodec:
         """Every action the creature ``slots[0]`` could take, mapped to its index (one
         dict per creature, rules and grid; the same mapping as :meth:`encode`)."""
         last = self.__dict__.get("_last_index_table")
-        if last is not None and last[0] is slots and last[1] is battle:
+        if last is not None and last[0] is slots and last[1] is battle and last[3] == slots:
             return last[2]  # the env asks with the same slots list all episode long
         c = battle.creatures[slots[0]]
         key = (tuple(slots), battle.kind, battle.ruleset, c.shape)
@@ -155,7 +155,7 @@ class ActionCodec:
             ]
             candidates += [Action(engine.ATTACK, cid) for cid in slots]
             table = tables[key] = {a: self.encode(battle, slots, a) for a in candidates}
-        self.__dict__["_last_index_table"] = (slots, battle, table)
+        self.__dict__["_last_index_table"] = (slots, battle, table, list(slots))
         return table
 
 

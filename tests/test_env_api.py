@@ -250,6 +250,8 @@ def test_scanned_is_the_state_the_engine_left(scenario):
             else:
                 assert key == engine.state_key(battle)
                 assert legal is engine.legal_tuple(battle)
+            # and the env holds it (observations and the next apply read it)
+            assert env.unwrapped._scanned in ((key, legal), (key, None))
             checked += 1
             obs, _, term, trunc, _ = env.last()
             env.step(None if term or trunc else masked_choice(rng, obs["action_mask"]))

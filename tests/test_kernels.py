@@ -139,17 +139,80 @@ def test_the_kernels_read_named_tuples_in_this_field_order():
     assert DirectionRow._fields == ("d", "open", "difficult", "impeded", "cells", "diagonal")
 
 
-def test_the_mask_kernel_rejects_what_is_not_an_action_index():
-    from facing_env import _obs_kernel
+def _both_masks(env, legal):
+    """(kernel mask, reference mask) of ``legal``, or the exception type each raised."""
+    slots = env.slots[env.agent_to_id[env.agent_selection]]
+    results = []
+    for kernel in (actions._KERNEL, None):
+        saved, actions._KERNEL = actions._KERNEL, kernel
+        env.codec.__dict__.pop("_mask_cache", None)
+        try:
+            results.append(env.codec.mask(env.battle, slots, legal).tolist())
+        except Exception as error:  # compared by type below
+            results.append(type(error))
+        finally:
+            actions._KERNEL = saved
+    return results
 
+
+@pytest.mark.parametrize(
+    "legal",
+    [
+        (7,),
+        (("move",),),
+        [engine.Action(engine.MOVE, 99)],
+        (engine.Action(engine.MOVE, 1.0), engine.Action(engine.STEP_KEEP_FACING, True)),
+        (engine.Action(engine.END_TURN), engine.Action(engine.FIVE_FOOT_STEP, 7)),
+        ("end_turn", None),
+    ],
+)
+def test_the_mask_kernel_answers_odd_input_as_the_reference_does(legal):
+    """Whatever a caller passes as ``legal``: the same mask or the same error, never a
+    read past a tuple (the kernel reads only exact Actions as plain tuples)."""
     env = facing_env.raw_env()
     env.reset(seed=0)
+    fast, reference = _both_masks(env, legal)
+    assert fast == reference
+
+
+def test_attack_targets_do_not_depend_on_the_order_of_legal(monkeypatch):
+    env = facing_env.raw_env()
+    env.reset(seed=0)
+    battle = env.battle
+    cid = env.agent_to_id[env.agent_selection]
+    slots = env.slots[cid]
+    enemy = slots[-1]
+    legal = (engine.Action(engine.ATTACK, enemy), engine.Action(engine.END_TURN))
+    column = observation.ObservationLayout(env.layout.window, env.layout.n_slots)
+    fast = observation.build(battle, slots, env.layout, env.max_rounds, env._board, None, legal)
+    monkeypatch.setattr(observation, "_KERNEL", None)
+    board = observation.Board(battle, env.layout.window, observation.PairMemo())
+    reference = observation.build(battle, slots, env.layout, env.max_rounds, board, None, legal)
+    attackable = observation.FEATURES.index("attackable")
+    assert column.split(fast)[1][-1][attackable] == 1.0
+    assert fast.tolist() == reference.tolist()
+
+
+def test_a_board_of_another_window_is_refused():
+    env = facing_env.raw_env()
+    env.reset(seed=0)
+    battle = env.battle
     slots = env.slots[env.agent_to_id[env.agent_selection]]
-    table = env.codec._index_table(env.battle, slots)
-    with pytest.raises(TypeError, match="not an engine Action"):
-        _obs_kernel.action_mask((7,), table, env.codec.n)
-    with pytest.raises(ValueError, match="no index"):
-        _obs_kernel.action_mask((engine.Action(engine.MOVE, 99),), table, env.codec.n)
+    wide = observation.Board(battle, 31)
+    with pytest.raises(ValueError, match="31-wide window"):
+        observation.build(battle, slots, env.layout, env.max_rounds, wide)
+
+
+def test_the_index_table_follows_slots_reordered_in_place():
+    env = facing_env.raw_env(scenario="skirmish")
+    env.reset(seed=0)
+    slots = list(env.slots[env.agent_to_id[env.agent_selection]])
+    first = dict(env.codec._index_table(env.battle, slots))
+    slots[-1], slots[-2] = slots[-2], slots[-1]
+    second = env.codec._index_table(env.battle, slots)
+    for target in slots[-2:]:
+        action = engine.Action(engine.ATTACK, target)
+        assert second[action] == env.codec.encode(env.battle, slots, action) != first[action]
 
 
 def test_an_observer_off_the_board_is_an_error_not_a_stray_read():
