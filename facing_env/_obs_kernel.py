@@ -42,6 +42,7 @@ if len(observation.FEATURES) != 33:  # Row holds a C array of this length
     raise ImportError("facing_env._obs_kernel: Row is written for 33 table columns")
 _ATTACK_KIND = engine.ATTACK
 _ACTION = engine.Action
+_OTHER_KINDS = tuple(k for k in engine.ACTION_KINDS if k != engine.ATTACK)
 _FEET = cython.declare(cython.int, engine.FEET_PER_SQUARE)
 _MOVE_KIND, _STEP_KIND, _FIVE_KIND = engine.MOVE, engine.STEP_KEEP_FACING, engine.FIVE_FOOT_STEP
 # the blocks of facing_env.actions (which imports this module, so they are repeated here;
@@ -360,7 +361,12 @@ def _write_table(
                 targets = observation._attack_targets(battle, legal)
                 break
             t = cython.cast(tuple, a)  # an Action: exactly (kind, arg)
-            if t[0] == _ATTACK_KIND:
+            kind = t[0]
+            if kind is _ATTACK_KIND:
+                targets.append(t[1])
+            elif kind in _OTHER_KINDS:  # the engine's constants, by identity first
+                continue
+            elif kind == _ATTACK_KIND:
                 targets.append(t[1])
     initiative = battle.initiative
     aoo_used = initiative.aoo_used if initiative else {}
@@ -561,8 +567,13 @@ def action_mask(legal: Any, table: dict, n: cython.Py_ssize_t) -> np.ndarray:
             arg = t[1]
             # the engine's kind constants by identity, a direction 0-7 by its block;
             # anything else goes by the table, as in the reference
-            if type(arg) is int and 0 <= arg < 8:
-                d = arg
+            d = -1
+            if type(arg) is int:
+                try:
+                    d = arg
+                except OverflowError:  # no such direction: the table's KeyError below
+                    d = -1
+            if 0 <= d < 8:
                 if kind is _MOVE_KIND:
                     i = _MOVE_BASE + d
                 elif kind is _STEP_KIND:
