@@ -148,7 +148,6 @@ class Context:
     own: object  # observer stamps (areas, selves) as OwnStamp by (profile, facing)
     memo: object
     full_rows: object
-    board: object
     battle: object
     standard: cython.bint  # standard flanking: the table goes to the reference
     hexes: cython.float  # the rule scalars of the battle
@@ -178,7 +177,6 @@ class Context:
         self.profiles = board.profiles
         self.traits = board.memo.traits
         self.own = {}
-        self.board = board
 
 
 @cython.cclass
@@ -391,20 +389,7 @@ def _write_table(
         is_me = c is me
         enemy = c.team != me.team
         dx, dy = c.pos[0] - mx, c.pos[1] - my
-        key = (
-            mine,
-            theirs,
-            is_me,
-            enemy,
-            dx,
-            dy,
-            me.facing,
-            c.facing,
-            me.flat_footed,
-            c.flat_footed,
-            me.hp > 0,
-            size,
-        )
+        key = observation.pair_key(me, c, mine, theirs, is_me, enemy, dx, dy, size)
         found = full_rows.get(key)
         if found is None:
             if len(me.shape.offsets) == 1 and len(c.shape.offsets) == 1:

@@ -28,13 +28,11 @@ from facing_env.engine import (
     _KEEPS,
     _MOVES,
     _RUN,
-    _attack_action,
-    _attack_slots,
+    _add_attacks,
     _facing_rows,
     _turn_actions,
     _turn_cost,
     actor,
-    slot_reaches,
 )
 from facing_env.rules.movement import FULL_ROUND, _steps_over, direction_rows
 from facing_env.tables import (
@@ -163,13 +161,5 @@ def legal_actions(battle: Any, costs: dict) -> list:
     legal += fives
     if turnable and _turn_cost(battle) is not None:
         legal.extend(_turn_actions(battle.kind, battle.ruleset, c.shape, c.facing))
-    slots = _attack_slots(battle)[0]
-    if slots:
-        team = c.team
-        for e in battle.creatures.values():  # living enemies in spec order
-            if e.hp > 0 and e.team != team:
-                for slot in slots:
-                    if slot_reaches(battle, c, e, slot):
-                        legal.append(_attack_action(e.id))
-                        break
+    _add_attacks(battle, c, legal)
     return legal

@@ -368,15 +368,21 @@ def _legal_actions(battle: Battle, costs: dict[Action, int | str] | None = None)
     legal += moves + keeps + fives
     if turnable and _turn_cost(battle) is not None:
         legal.extend(_turn_actions(battle.kind, battle.ruleset, c.shape, c.facing))
+    _add_attacks(battle, c, legal)
+    return legal
+
+
+def _add_attacks(battle: Battle, c: Creature, legal: list[Action]) -> None:
+    """Append ATTACK for every living enemy, in spec order (as ``_usable_slot``), that an
+    attack left this turn reaches: the last part of both legal scans."""
     slots = _attack_slots(battle)[0]
     if slots:
-        for e in battle.creatures.values():  # living enemies in spec order, as _usable_slot
+        for e in battle.creatures.values():
             if e.hp > 0 and e.team != c.team:
                 for slot in slots:
                     if slot_reaches(battle, c, e, slot):
                         legal.append(_attack_action(e.id))
                         break
-    return legal
 
 
 @lru_cache(maxsize=4096)

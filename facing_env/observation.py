@@ -477,20 +477,7 @@ def _fill_table(
         is_me = c is me
         enemy = c.team != me.team
         dx, dy = c.pos[0] - mx, c.pos[1] - my
-        key = (
-            mine,
-            theirs,
-            is_me,
-            enemy,
-            dx,
-            dy,
-            me.facing,
-            c.facing,
-            me.flat_footed,
-            c.flat_footed,
-            me.hp > 0,
-            size,
-        )
+        key = pair_key(me, c, mine, theirs, is_me, enemy, dx, dy, size)
         attackable = enemy and cid in targets
         # rules.can_make_attacks_of_opportunity of a living creature
         aoo_left = aoo_used.get(cid, 0) == 0 and trait[0] and (not c.flat_footed or trait[1])
@@ -522,6 +509,35 @@ def _fill_table(
         t[row] = _table_row(
             battle, c, statics, theirs, is_me, enemy, dx, dy, inv, pair, attackable, aoo_left
         )
+
+
+def pair_key(
+    me: Creature,
+    c: Creature,
+    mine: int,
+    theirs: int,
+    is_me: bool,
+    enemy: bool,
+    dx: int,
+    dy: int,
+    size: int,
+) -> tuple:
+    """The key of ``c``'s memoised row in ``me``'s table (:class:`PairMemo`): everything
+    but hit points and the attackable and AoO flags depends on it alone."""
+    return (
+        mine,
+        theirs,
+        is_me,
+        enemy,
+        dx,
+        dy,
+        me.facing,
+        c.facing,
+        me.flat_footed,
+        c.flat_footed,
+        me.hp > 0,
+        size,
+    )
 
 
 def _full_row(
