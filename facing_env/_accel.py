@@ -63,6 +63,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "facing_env.rules.attacks",
     "facing_env.rules.flanking",
     "facing_env.rules.movement",
+    "facing_env.rules.maneuvers",
     "facing_env.rules.opportunity",
     "facing_env.rules.perception",
     "facing_env.rules.space",

@@ -523,7 +523,9 @@ def _write_scalars(
     out[at + 0] = capacity / (4.0 * speed)
     out[at + 1] = ts.move_available
     out[at + 2] = ts.standard_available
-    out[at + 3] = not (ts.moved or ts.five_foot_step_taken or ts.running)
+    out[at + 3] = not (
+        ts.moved or ts.five_foot_step_taken or ts.running or ts.withdrawing is not None
+    )
     out[at + 4] = not ts.free_turn_used
     out[at + 5] = ts.moving
     out[at + 6] = ts.running

@@ -29,6 +29,7 @@ from facing_env.engine import (
     _MOVES,
     _RUN,
     _add_attacks,
+    _add_maneuvers,
     _facing_rows,
     _turn_actions,
     _turn_cost,
@@ -161,5 +162,6 @@ def legal_actions(battle: Any, costs: dict) -> list:
     legal += fives
     if turnable and _turn_cost(battle) is not None:
         legal.extend(_turn_actions(battle.kind, battle.ruleset, c.shape, c.facing))
+    _add_maneuvers(battle, c, legal)
     _add_attacks(battle, c, legal)
     return legal

@@ -10,7 +10,10 @@ Layout, the same on square and hex grids (unused slots are always masked):
 | 17-24 | ``FIVE_FOOT_STEP(dir)`` | the 5-foot step (no attack of opportunity) |
 | 25-32 | ``TURN(slot)`` | change facing to the creature's ``slot``-th allowed facing |
 | 33 | ``RUN`` | declare a run (full-round, x4 speed) |
-| 34-34+K-1 | ``ATTACK(slot)`` | attack the creature in row ``slot`` of the observation's table |
+| 34 | ``READY`` | ready a melee attack against the first enemy stepping into reach |
+| 35..35+K-1 | ``ATTACK(slot)`` | attack the creature in row ``slot`` of the observation's table |
+| 35+K..35+2K-1 | ``CHARGE(slot)`` | charge that creature (full-round, one attack at +2) |
+| 35+2K..35+3K-1 | ``WITHDRAW(slot)`` | withdraw from that creature (full-round) |
 
 Directions: square ``N NE E SE S SW W NW``; hex ``E NE NW W SW SE`` (slots 7-8 unused).
 Square facings are the eight directions; hex creatures have six facings each (single hexes
@@ -38,7 +41,10 @@ STEP_BASE = MOVE_BASE + N_DIRECTIONS
 FIVE_FOOT_BASE = STEP_BASE + N_DIRECTIONS
 TURN_BASE = FIVE_FOOT_BASE + N_DIRECTIONS
 RUN_INDEX = TURN_BASE + N_DIRECTIONS
-ATTACK_BASE = RUN_INDEX + 1
+READY_INDEX = RUN_INDEX + 1
+ATTACK_BASE = READY_INDEX + 1
+SLOT_KINDS = (engine.ATTACK, engine.CHARGE, engine.WITHDRAW)
+"""The actions that take a creature slot, in block order from :data:`ATTACK_BASE`."""
 _BASES = {
     engine.MOVE: MOVE_BASE,
     engine.STEP_KEEP_FACING: STEP_BASE,
@@ -75,7 +81,11 @@ class ActionCodec:
     @property
     def n(self) -> int:
         """Size of the Discrete action space."""
-        return ATTACK_BASE + self.n_slots
+        return ATTACK_BASE + len(SLOT_KINDS) * self.n_slots
+
+    def slot_base(self, kind: str) -> int:
+        """The first index of a slot block (``ATTACK``, ``CHARGE``, ``WITHDRAW``)."""
+        return ATTACK_BASE + SLOT_KINDS.index(kind) * self.n_slots
 
     def decode(self, battle: Battle, slots: list[str], index: int) -> Action:
         """The engine action of an index for the creature whose rows are ``slots``."""
@@ -88,11 +98,16 @@ class ActionCodec:
             return engine._END
         if index == RUN_INDEX:
             return engine._RUN
+        if index == READY_INDEX:
+            return engine._READY
         if index >= ATTACK_BASE:
-            slot = index - ATTACK_BASE
-            if slot < len(slots):
+            block, slot = divmod(index - ATTACK_BASE, self.n_slots)
+            kind = SLOT_KINDS[block]
+            if slot >= len(slots):
+                return Action(kind, f"<empty slot {slot}>")
+            if kind == engine.ATTACK:
                 return engine._attack_action(slots[slot])
-            return Action(engine.ATTACK, f"<empty slot {slot}>")
+            return Action(kind, slots[slot])
         c = battle.creatures[slots[0]]
         allowed = geometry.allowed_facings(battle.kind, battle.ruleset, c.shape)
         slot = index - TURN_BASE
@@ -108,8 +123,10 @@ class ActionCodec:
             return END_TURN_INDEX
         if kind == engine.RUN:
             return RUN_INDEX
-        if kind == engine.ATTACK:
-            return ATTACK_BASE + slots.index(str(arg))
+        if kind == engine.READY:
+            return READY_INDEX
+        if kind in SLOT_KINDS:
+            return self.slot_base(kind) + slots.index(str(arg))
         if kind == engine.TURN:
             c = battle.creatures[slots[0]]
             allowed = geometry.allowed_facings(battle.kind, battle.ruleset, c.shape)
@@ -146,14 +163,14 @@ class ActionCodec:
         if table is None:
             if len(tables) > 256:
                 tables.clear()
-            candidates = [Action(engine.END_TURN), Action(engine.RUN)]
+            candidates = [Action(engine.END_TURN), Action(engine.RUN), Action(engine.READY)]
             for kind in _BASES:
                 candidates += [Action(kind, d) for d in range(N_DIRECTIONS)]
             candidates += [
                 Action(engine.TURN, f)
                 for f in geometry.allowed_facings(battle.kind, battle.ruleset, c.shape)
             ]
-            candidates += [Action(engine.ATTACK, cid) for cid in slots]
+            candidates += [Action(kind, cid) for kind in SLOT_KINDS for cid in slots]
             table = tables[key] = {a: self.encode(battle, slots, a) for a in candidates}
         self.__dict__["_last_index_table"] = (slots, battle, table, list(slots))
         return table
@@ -169,7 +186,8 @@ def action_names(kind: str = "square", n_slots: int = 2) -> list[str]:
             for i in range(N_DIRECTIONS)
         ]
     names += [f"TURN(slot {i})" for i in range(N_DIRECTIONS)]
-    names += ["RUN"] + [f"ATTACK(slot {i})" for i in range(n_slots)]
+    names += ["RUN", "READY"]
+    names += [f"{kind.upper()}(slot {i})" for kind in SLOT_KINDS for i in range(n_slots)]
     return names
 
 

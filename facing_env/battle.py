@@ -60,7 +60,8 @@ class Shield:
 
 @dataclass(slots=True)
 class Creature:
-    """One combatant. Mutable fields: ``pos``, ``facing``, ``hp``, ``flat_footed``.
+    """One combatant. Mutable fields: ``pos``, ``facing``, ``hp``, ``flat_footed``,
+    ``readied`` and ``charging``.
 
     ``touch_ac`` is the AC against touch attacks (SRD-TOUCH-01: without armor, shield and
     natural armor bonuses); ``squeezing`` gives -4 to attack rolls and AC (EP-SQZ-01).
@@ -98,6 +99,9 @@ class Creature:
     touch_ac: int
     squeezing: bool
     facing_given: bool = True
+    player_character: bool = False  # EP-5FT-02: may trade attacks for 5-foot steps
+    readied: bool = False  # a readied attack waits (UA-PER-02); ends at its next turn
+    charging: bool = False  # charged this round: -2 AC until its next turn (charge)
 
     @property
     def has_facing(self) -> bool:
@@ -454,6 +458,7 @@ def _creature(battle: Battle, cs: CreatureSpec) -> Creature:
         shape=shape,
         touch_ac=touch_ac,
         squeezing=cs.squeezing,
+        player_character=cs.player_character,
         facing_given=cs.facing is not None or cs.front_side_hexes is not None,
     )
 
@@ -607,6 +612,7 @@ def _creature_spec(battle: Battle, c: Creature) -> dict[str, Any]:
         "immune_to_sneak_attack": c.immune_to_sneak_attack,
         "flat_footed": c.flat_footed,
         "squeezing": c.squeezing,
+        **({"player_character": True} if c.player_character else {}),
         "all_around_vision": c.all_around_vision,
         "threatens": c.threatens,
         "armor": c.armor,

@@ -17,6 +17,17 @@ engine only sequences them (DESIGN.md section 6):
   mover leaves a threatened square (``rules.provokers``; one per enemy per turn, one per
   round per enemy or more with Combat Reflexes, SRD-AOO-05, UA-FEAT-CR);
 - Cleave / Great Cleave: after dropping a foe, one extra attack (UA-FEAT-CLV);
+- charge (EP-CHG-01, EP-CHG-02; :mod:`facing_env.rules.maneuvers`): a full-round action
+  against a chosen enemy, straight to the first of ``rules.charge_destinations``, one
+  attack at +2, -2 AC until the charger's next turn, no attack of opportunity from the
+  target; withdraw (EP-WDR-01): a full-round action naming a primary target that threatens
+  the mover, then up to ``movement_allowance(..., "withdraw")`` squares, each further from
+  that target, which makes no attack of opportunity; no 5-foot step in that turn;
+- ready (UA-PER-02): a standard action that readies one melee attack against the first
+  enemy whose step ends within reach and outside the readier's rear area; it interrupts
+  that movement and lapses at the readier's next turn;
+- a player character in a full attack may trade its worst attack left for a 5-foot step
+  once its free 5-foot step is used (EP-5FT-02);
 - every creature is flat-footed until its first turn (SRD-FF-01); initiative is d20 + Dex
   modifier, ties by Dex, then the seeded generator (SRD-INIT-01).
 
@@ -60,7 +71,24 @@ FIVE_FOOT_STEP = "five_foot_step"
 TURN = "turn"
 ATTACK = "attack"
 RUN = "run"
-ACTION_KINDS = (END_TURN, MOVE, STEP_KEEP_FACING, FIVE_FOOT_STEP, TURN, ATTACK, RUN)
+READY = "ready"
+CHARGE = "charge"
+WITHDRAW = "withdraw"
+ACTION_KINDS = (
+    END_TURN,
+    MOVE,
+    STEP_KEEP_FACING,
+    FIVE_FOOT_STEP,
+    TURN,
+    ATTACK,
+    RUN,
+    READY,
+    CHARGE,
+    WITHDRAW,
+)
+TRIGGER = "trigger"
+"""The event kind of a readied attack's trigger (the attack follows as an ``attack`` event
+whose ``attack_kind`` is ``readied``)."""
 TURNS_WHILE_MOVING = 1
 """Free facing changes between two steps of a move (UA-MOVE-01 "as you move, you can freely
 change your facing"). Turning while moving costs nothing and has no effect but the final
@@ -82,6 +110,7 @@ class Action(NamedTuple):
 
 _END = Action(END_TURN)
 _RUN = Action(RUN)
+_READY = Action(READY)
 _MOVES = tuple(Action(MOVE, d) for d in range(8))
 _KEEPS = tuple(Action(STEP_KEEP_FACING, d) for d in range(8))
 _FIVES = tuple(Action(FIVE_FOOT_STEP, d) for d in range(8))
@@ -133,6 +162,7 @@ def _begin_turn(battle: Battle) -> list[Event]:
     init = battle.initiative
     actor = battle.creatures[init.order[init.index]]
     actor.flat_footed = False
+    actor.readied = actor.charging = False  # both last until the creature's next turn
     init.aoo_used[actor.id] = 0
     battle.turn = TurnState(actor.id, remaining=attack_sequence(actor))
     events = [Event("turn_start", actor.id, round=init.round)]
@@ -182,7 +212,7 @@ def movement_capacity(battle: Battle) -> int:
     if ts.five_foot_step_taken:
         return 0
     left = ts.movement_left if ts.moving else 0
-    if ts.running:
+    if ts.running or ts.withdrawing is not None:
         return left
     spare = int(ts.move_available) + int(ts.standard_available and ts.attacks_made == 0)
     return left + spare * _speed_squares(c)
@@ -243,7 +273,12 @@ def state_key(battle: Battle) -> tuple:
     :func:`legal_actions` within a step (mask, validation, auto end of turn)."""
     ts = battle.turn
     return (
-        tuple([(c.pos, c.facing, c.hp, c.flat_footed) for c in battle.creatures.values()]),
+        tuple(
+            [
+                (c.pos, c.facing, c.hp, c.flat_footed, c.readied, c.charging)
+                for c in battle.creatures.values()
+            ]
+        ),
         None
         if ts is None
         else (
@@ -257,6 +292,8 @@ def state_key(battle: Battle) -> tuple:
             ts.diagonals,
             ts.five_foot_step_taken,
             ts.free_turn_used,
+            ts.withdrawing,
+            ts.traded_steps,
             ts.attacks_made,
             ts.full_attack,
             tuple(ts.remaining),
@@ -368,8 +405,109 @@ def _legal_actions(battle: Battle, costs: dict[Action, int | str] | None = None)
     legal += moves + keeps + fives
     if turnable and _turn_cost(battle) is not None:
         legal.extend(_turn_actions(battle.kind, battle.ruleset, c.shape, c.facing))
+    _add_maneuvers(battle, c, legal)
     _add_attacks(battle, c, legal)
     return legal
+
+
+def _add_maneuvers(battle: Battle, c: Creature, legal: list[Action]) -> None:
+    """The tactical part of both legal scans (one copy, called by each): a withdrawal's
+    limits on the steps found (EP-WDR-01), a player character's 5-foot steps bought with
+    attacks (EP-5FT-02), then READY, CHARGE and WITHDRAW."""
+    ts = battle.turn
+    if ts.withdrawing is not None:
+        legal[:] = [a for a in legal if _withdraw_keeps(battle, c, a)]
+    elif _may_trade_step(battle, c):
+        n = len(geometry.direction_vectors(battle.kind))
+        legal.extend(_FIVES[d] for d in range(n) if _five_foot_target_ok(battle, c, d))
+    if _check_ready(battle, c, None) is None:
+        legal.append(_READY)
+    if _full_round_fresh(battle) and c.speed >= FEET_PER_SQUARE:
+        for e in battle.creatures.values():
+            if e.hp > 0 and e.team != c.team and rules.charge_destinations(battle, c, e):
+                legal.append(_charge_action(e.id))
+        for e in battle.creatures.values():
+            if e.hp > 0 and e.team != c.team and rules.may_withdraw_from(battle, c, e):
+                legal.append(_withdraw_action(e.id))
+
+
+def _withdraw_keeps(battle: Battle, c: Creature, a: Action) -> bool:
+    """Whether a scanned action stays legal during a withdrawal: no 5-foot step, and every
+    step further from the primary target (EP-WDR-01)."""
+    if a.kind == FIVE_FOOT_STEP:
+        return False
+    if a.kind != MOVE and a.kind != STEP_KEEP_FACING:
+        return True
+    dest = _destination(battle, c, a.arg)
+    return rules.withdraw_step_allowed(battle, c, battle.turn.withdrawing, dest)
+
+
+def _destination(battle: Battle, c: Creature, d: object) -> tuple[int, int]:
+    vec = geometry.direction_vectors(battle.kind)[int(d)]  # type: ignore[call-overload]
+    return (c.pos[0] + vec[0], c.pos[1] + vec[1])
+
+
+def _full_round_fresh(battle: Battle) -> bool:
+    """Nothing done yet that a full-round action excludes: no movement, no 5-foot step, no
+    attack, both actions left (run, charge, withdraw)."""
+    ts = battle.turn
+    return (
+        ts.move_available
+        and ts.standard_available
+        and not ts.attacks_made
+        and not ts.moved
+        and not ts.five_foot_step_taken
+        and not ts.running
+        and ts.withdrawing is None
+        and ts.traded_steps == 0
+    )
+
+
+def _free_five_foot_step(battle: Battle) -> bool:
+    """The free 5-foot step is left: no other movement this turn (EP-5FT-01, EP-WDR-01)."""
+    ts = battle.turn
+    return not (ts.moved or ts.five_foot_step_taken or ts.running or ts.withdrawing is not None)
+
+
+def _tradeable_slot(battle: Battle, c: Creature) -> AttackSlot | None:
+    """The attack a player character would give up for a 5-foot step: the worst iterative
+    of its first attack left (EP-5FT-02: steps use up the worst to-hit numbers first)."""
+    first = c.attacks[0]
+    worst = None
+    for slot in battle.turn.remaining:
+        if slot.attack is first and (worst is None or slot.penalty < worst.penalty):
+            worst = slot
+    return worst
+
+
+def _may_trade_step(battle: Battle, c: Creature) -> bool:
+    """EP-5FT-02: a player character whose free 5-foot step is used may trade an attack of
+    a full attack (begun, or still open to it) for another 5-foot step."""
+    ts = battle.turn
+    if not c.player_character or _free_five_foot_step(battle) or ts.cleave is not None:
+        return False
+    if c.speed < MIN_SPEED_FOR_FIVE_FOOT_STEP or ts.moved or ts.running:
+        return False
+    if ts.attacks_made == 0:
+        open_to_full = ts.move_available and ts.standard_available
+    else:
+        open_to_full = ts.full_attack or ts.move_available
+    return open_to_full and _tradeable_slot(battle, c) is not None
+
+
+def _five_foot_target_ok(battle: Battle, c: Creature, d: int) -> bool:
+    """A 5-foot step in direction ``d`` is allowed by the terrain and space (EP-5FT-03)."""
+    return rules.step_cost(battle, c, d, five_foot_step=True) is not None
+
+
+@lru_cache(maxsize=4096)
+def _charge_action(target: str) -> Action:
+    return Action(CHARGE, target)
+
+
+@lru_cache(maxsize=4096)
+def _withdraw_action(target: str) -> Action:
+    return Action(WITHDRAW, target)
 
 
 def _add_attacks(battle: Battle, c: Creature, legal: list[Action]) -> None:
@@ -417,6 +555,9 @@ def reference_legal_actions(battle: Battle) -> list[Action]:
         candidates.extend(Action(kind, d) for d in range(n_dirs))
     candidates.extend(Action(TURN, f) for f in range(len(geometry.facing_names(battle.kind))))
     candidates.extend(Action(ATTACK, e.id) for e in battle.living() if e.team != c.team)
+    candidates.append(Action(READY))
+    for kind in (CHARGE, WITHDRAW):
+        candidates.extend(Action(kind, e.id) for e in battle.living() if e.team != c.team)
     return [a for a in candidates if why_illegal(battle, a) is None]
 
 
@@ -448,11 +589,15 @@ def _step(
             return None, "a run cannot cross difficult terrain (EP-RUN-01)"
     if cost == FULL_ROUND:
         fresh = not ts.moved and ts.move_available and ts.standard_available
-        if not fresh or ts.attacks_made or ts.running:
+        if not fresh or ts.attacks_made or ts.running or ts.withdrawing is not None:
             return None, "impeded terrain takes a full-round action (EP-TER-02)"
         return cost, None
     if cost > movement_capacity(battle):
         return None, f"not enough movement left (needs {cost}, has {movement_capacity(battle)})"
+    if ts.withdrawing is not None and not rules.withdraw_step_allowed(
+        battle, c, ts.withdrawing, (c.pos[0] + vec[0], c.pos[1] + vec[1])
+    ):
+        return None, f"a withdrawal must move further from {ts.withdrawing} (EP-WDR-01)"
     return cost, None
 
 
@@ -476,10 +621,11 @@ def _check_five_foot_step(battle: Battle, c: Creature, arg: object) -> str | Non
     d = _direction(battle, arg)
     if d is None:
         return f"no direction {arg!r} on a {battle.kind.value} grid"
-    ts = battle.turn
-    if ts.moved or ts.five_foot_step_taken or ts.running:
+    if not _free_five_foot_step(battle) and not _may_trade_step(battle, c):
+        if battle.turn.withdrawing is not None:
+            return "no 5-foot step in a turn with a withdrawal (EP-WDR-01)"
         return "a 5-foot step needs a turn without other movement (EP-5FT-01)"
-    if rules.step_cost(battle, c, d, five_foot_step=True) is None:
+    if c.speed < MIN_SPEED_FOR_FIVE_FOOT_STEP or not _five_foot_target_ok(battle, c, d):
         return "no 5-foot step there (EP-5FT-03)"
     return None
 
@@ -565,6 +711,50 @@ def _check_attack(battle: Battle, c: Creature, arg: object) -> str | None:
     return None
 
 
+def _check_ready(battle: Battle, c: Creature, arg: object) -> str | None:
+    if arg is not None:
+        return "READY takes no argument"
+    ts = battle.turn
+    if not ts.standard_available or ts.attacks_made or ts.running or ts.cleave is not None:
+        return "readying takes the standard action (UA-PER-02)"
+    if ts.withdrawing is not None or ts.traded_steps:
+        return "no standard action left in a withdrawal or a full attack"
+    if c.readied:
+        return "an attack is readied already"
+    if rules.opportunity.melee_reach(c) <= 0:
+        return "no melee attack to ready"
+    return None
+
+
+def _maneuver_target(battle: Battle, c: Creature, arg: object, what: str) -> Creature | str:
+    target = battle.creatures.get(arg) if isinstance(arg, str) else None
+    if target is None or target.hp <= 0 or target.team == c.team:
+        return f"{arg!r} is not a living enemy"
+    if not _full_round_fresh(battle):
+        return f"a {what} is a full-round action at the start of a turn"
+    if c.speed < FEET_PER_SQUARE:
+        return "this creature cannot move"
+    return target
+
+
+def _check_charge(battle: Battle, c: Creature, arg: object) -> str | None:
+    target = _maneuver_target(battle, c, arg, "charge")
+    if isinstance(target, str):
+        return target
+    if not rules.charge_destinations(battle, c, target):
+        return f"no charge lane to {target.id} (EP-CHG-01)"
+    return None
+
+
+def _check_withdraw(battle: Battle, c: Creature, arg: object) -> str | None:
+    target = _maneuver_target(battle, c, arg, "withdrawal")
+    if isinstance(target, str):
+        return target
+    if not rules.may_withdraw_from(battle, c, target):
+        return f"{target.id} does not threaten this creature (EP-WDR-01)"
+    return None
+
+
 _CHECKS = {
     END_TURN: _check_end_turn,
     MOVE: _check_move,
@@ -573,6 +763,9 @@ _CHECKS = {
     TURN: _check_turn,
     ATTACK: _check_attack,
     RUN: _check_run,
+    READY: _check_ready,
+    CHARGE: _check_charge,
+    WITHDRAW: _check_withdraw,
 }
 
 
@@ -654,7 +847,7 @@ def _open_movement(battle: Battle, c: Creature, cost: int) -> None:
     ts = battle.turn
     if not ts.moving:
         ts.moving, ts.movement_left = True, 0
-    while ts.movement_left < cost and not ts.running:
+    while ts.movement_left < cost and not ts.running and ts.withdrawing is None:
         if ts.move_available:
             ts.move_available = False
         else:
@@ -687,6 +880,8 @@ def _apply_step(
     dest = (c.pos[0] + vec[0], c.pos[1] + vec[1])
     # walking and running provoke alike (EP-RUN-01): rules.provokers(..., [dest], mode=...)
     makers = rules.opportunity.step_provokers(battle, c, dest)
+    if makers and ts.withdrawing is not None:  # EP-WDR-01: never the primary target
+        makers = [m for m in makers if m != ts.withdrawing]
     if makers:
         events += _opportunity_attacks(battle, c, makers, dice)
     if c.hp <= 0:
@@ -697,10 +892,11 @@ def _apply_step(
     ts.moved = True
     if battle.kind is GridKind.SQUARE and vec[0] and vec[1]:
         ts.diagonals += 1
-    return [
-        *events,
-        Event(MOVE, c.id, pos=dest, facing=c.facing, cost=int(cost), round=battle.initiative.round),
-    ]
+    events.append(
+        Event(MOVE, c.id, pos=dest, facing=c.facing, cost=int(cost), round=battle.initiative.round)
+    )
+    events += _readied_attacks(battle, c, dice)
+    return events
 
 
 def _apply_move(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[Event]:
@@ -712,17 +908,33 @@ def _apply_step_keep_facing(battle: Battle, c: Creature, arg: object, dice: Dice
 
 
 def _apply_five_foot_step(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[Event]:
+    ts = battle.turn
+    traded = not _free_five_foot_step(battle)
+    if traded:  # EP-5FT-02: the worst attack left pays for it, and the full attack is on
+        slot = _tradeable_slot(battle, c)
+        assert slot is not None
+        ts.remaining.remove(slot)
+        ts.traded_steps += 1
+        ts.full_attack, ts.move_available = True, False
     vec = geometry.direction_vectors(battle.kind)[int(arg)]  # type: ignore[arg-type]
     dest = (c.pos[0] + vec[0], c.pos[1] + vec[1])
     battle.place(c, dest)
-    battle.turn.five_foot_step_taken = True
-    battle.turn.turned_after_step = False
-    battle.turn.declaring = battle.rules.auto_turn_on_attack  # SR-02: a Shift declares facing
-    return [
+    ts.five_foot_step_taken = True
+    ts.turned_after_step = False
+    ts.declaring = battle.rules.auto_turn_on_attack  # SR-02: a Shift declares facing
+    events = [
         Event(
-            FIVE_FOOT_STEP, c.id, pos=dest, facing=c.facing, cost=1, round=battle.initiative.round
+            FIVE_FOOT_STEP,
+            c.id,
+            pos=dest,
+            facing=c.facing,
+            cost=1,
+            attack_kind="traded" if traded else None,
+            round=battle.initiative.round,
         )
     ]
+    events += _readied_attacks(battle, c, dice)
+    return events
 
 
 def _apply_turn(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[Event]:
@@ -746,6 +958,103 @@ def _apply_run(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[Eve
     return [Event(RUN, c.id, cost=ts.movement_left, round=battle.initiative.round)]
 
 
+def _apply_ready(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[Event]:
+    ts = battle.turn
+    ts.standard_available = False
+    ts.moving, ts.movement_left = False, 0  # the standard action closes an open move
+    c.readied = True
+    return [Event(READY, c.id, facing=c.facing, round=battle.initiative.round)]
+
+
+def _readied_attacks(battle: Battle, mover: Creature, dice: Dice) -> list[Event]:
+    """Readied attacks triggered by ``mover``'s step (UA-PER-02): each enemy holding one
+    whose melee attack now reaches the mover, unless the mover stands in (or beyond) its
+    rear area, attacks with the facing modifiers of the moment; the attack is spent. The
+    movement stops if the mover drops."""
+    events: list[Event] = []
+    for e in battle.creatures.values():
+        if not e.readied or e.hp <= 0 or e.team == mover.team:
+            continue
+        slot = next(
+            (
+                AttackSlot(a, 0)
+                for a in e.attacks
+                if not a.ranged and slot_reaches(battle, e, mover, AttackSlot(a, 0))
+            ),
+            None,
+        )
+        if slot is None or not rules.can_ready_against(battle, e, mover):
+            continue
+        e.readied = False
+        events.append(Event(TRIGGER, e.id, mover.id, pos=mover.pos, round=battle.initiative.round))
+        events += resolve_attack(battle, e, mover, slot, "readied", dice)
+        if mover.hp <= 0:
+            break
+    return events
+
+
+def _apply_charge(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[Event]:
+    """EP-CHG-01, EP-CHG-02: straight to the best destination, one attack at +2."""
+    ts, target = battle.turn, battle.creatures[str(arg)]
+    dest = rules.charge_destinations(battle, c, target)[0]
+    path = rules.charge_path(battle, c, dest)
+    ts.move_available = ts.standard_available = False
+    ts.moved, ts.moving, ts.movement_left = True, False, 0
+    ts.remaining = []
+    c.charging = True
+    if _turnable(battle, c):
+        c.facing = toward_creature(battle, c, target)
+    events = [
+        Event(
+            CHARGE,
+            c.id,
+            target.id,
+            pos=dest,
+            facing=c.facing,
+            cost=battle.distance(c.pos, dest),
+            round=battle.initiative.round,
+        )
+    ]
+    for here in path:
+        makers = [m for m in rules.opportunity.step_provokers(battle, c, here) if m != target.id]
+        if makers:
+            events += _opportunity_attacks(battle, c, makers, dice)
+        if c.hp <= 0:
+            return events
+        battle.place(c, here)
+        events += _readied_attacks(battle, c, dice)
+        if c.hp <= 0 or target.hp <= 0:
+            return events
+    if _turnable(battle, c):
+        c.facing = toward_creature(battle, c, target)
+    slot = next(
+        (
+            AttackSlot(a, 0)
+            for a in c.attacks
+            if not a.ranged and slot_reaches(battle, c, target, AttackSlot(a, 0))
+        ),
+        None,
+    )
+    if slot is None:
+        return events
+    ts.attacks_made = 1
+    events += resolve_attack(battle, c, target, slot, CHARGE, dice)
+    _offer_cleave(battle, c, target, slot)
+    return events
+
+
+def _apply_withdraw(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[Event]:
+    """EP-WDR-01: the full-round action opens a movement away from the primary target."""
+    ts = battle.turn
+    ts.move_available = ts.standard_available = False
+    ts.withdrawing = str(arg)
+    ts.moving = True
+    ts.movement_left = rules.movement_allowance(battle, c, "withdraw")
+    return [
+        Event(WITHDRAW, c.id, ts.withdrawing, cost=ts.movement_left, round=battle.initiative.round)
+    ]
+
+
 def _apply_attack(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[Event]:
     ts = battle.turn
     target = battle.creatures[str(arg)]
@@ -764,13 +1073,20 @@ def _apply_attack(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[
         ts.remaining.remove(slot)
         ts.attacks_made += 1
     events = resolve_attack(battle, c, target, slot, kind, dice)
+    _offer_cleave(battle, c, target, slot)
+    return events
+
+
+def _offer_cleave(battle: Battle, c: Creature, target: Creature, slot: AttackSlot) -> None:
+    """After a melee attack drops its target, Cleave offers one more attack (UA-FEAT-CLV)
+    when some enemy is in reach."""
+    ts = battle.turn
     if target.hp <= 0 and not slot.attack.ranged and _may_cleave(c, ts):  # melee only
         ts.cleave = slot
         if not any(
             _check_attack(battle, c, e.id) is None for e in battle.living() if e.team != c.team
         ):
             ts.cleave = None
-    return events
 
 
 def _may_cleave(c: Creature, ts: TurnState) -> bool:
@@ -875,6 +1191,9 @@ _APPLY = {
     TURN: _apply_turn,
     ATTACK: _apply_attack,
     RUN: _apply_run,
+    READY: _apply_ready,
+    CHARGE: _apply_charge,
+    WITHDRAW: _apply_withdraw,
 }
 
 

@@ -4,11 +4,14 @@ Agents
     One per creature, named ``<team>_<n>`` (n counts the team's creatures in spec order).
     Creatures act in initiative order; the acting agent is ``agent_selection``.
 Actions
-    ``Discrete(34 + K)``, K creature slots; see :mod:`facing_env.actions` for the table.
+    ``Discrete(35 + 3K)``, K creature slots: END_TURN, MOVE, STEP_KEEP_FACING,
+    FIVE_FOOT_STEP, TURN, RUN, READY, then ATTACK, CHARGE and WITHDRAW per slot; see
+    :mod:`facing_env.actions` for the table.
     The ``action_mask`` allows exactly what the engine accepts; END_TURN is always allowed.
 Observations
-    ``{"observation": Box(float32, (W*W*18 + K*33 + 13,)), "action_mask": Box(int8, (n,))}``;
-    layout in :mod:`facing_env.observation` (window channels, creature table, scalars).
+    ``{"observation": Box(float32, (W*W*18 + K*33 + 13 + K*4 + 2,)),
+    "action_mask": Box(int8, (n,))}``; layout in :mod:`facing_env.observation` (window
+    channels, creature table, scalars, tactics).
     Agents other than the actor (waiting or dead) see their own view with a placeholder
     mask in which only END_TURN is set; they are never asked to act on it.
     ``state()`` gives a global view for centralised critics.
@@ -25,6 +28,11 @@ Illegal actions
     in PettingZoo's ``TerminateIllegalWrapper``: the offender gets -1 and the game ends.
 Version history
     v0: first release.
+    v1: charge, withdraw and readied attacks (``READY`` at 34, the ``CHARGE`` and
+    ``WITHDRAW`` slot blocks after ``ATTACK``, which moves to 35); player characters trade
+    attacks for 5-foot steps; reach flanking by corners (EP-FLANK-06); the observation
+    gains the tactics part (readied, charging, player character, charge lanes, withdrawal,
+    tradeable steps). Trajectories of v0 seeds change.
 """
 
 from __future__ import annotations
@@ -59,7 +67,7 @@ class raw_env(AECEnv):
 
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["ansi", "rgb_array", "human"],
-        "name": "facing_env_v0",
+        "name": "facing_env_v1",
         "is_parallelizable": True,
         "render_fps": 4,
     }

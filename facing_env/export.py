@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from facing_env import geometry, pictures
-from facing_env.actions import ATTACK_BASE, RUN_INDEX, TURN_BASE, action_names
+from facing_env.actions import ATTACK_BASE, RUN_INDEX, SLOT_KINDS, TURN_BASE, action_names
 from facing_env.battle import Battle
 from facing_env.canvas import (
     AREA_CODES,
@@ -208,8 +208,9 @@ def _action(env: raw_env, names: list[str], s: ReplayStep) -> str:
     name, cid = names[s.action], env.agent_to_id[s.agent]
     if s.action >= ATTACK_BASE:  # the slot's creature, as the acting agent saw its table
         slots = env.slots[cid]
-        slot = s.action - ATTACK_BASE
-        name = f"ATTACK({slots[slot] if slot < len(slots) else slot})"
+        block, slot = divmod(s.action - ATTACK_BASE, env.codec.n_slots)
+        kind = SLOT_KINDS[block].upper()
+        name = f"{kind}({slots[slot] if slot < len(slots) else slot})"
     elif TURN_BASE <= s.action < RUN_INDEX:
         b, slot = env.battle, s.action - TURN_BASE
         allowed = geometry.allowed_facings(b.kind, b.ruleset, b.creatures[cid].shape)

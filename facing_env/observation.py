@@ -8,6 +8,13 @@ The vector is the concatenation of (see :class:`ObservationLayout` for offsets):
 2. **table**, ``K x 33``: one row per creature slot (self, allies, enemies in spec order,
    the same rows as the ATTACK actions); columns :data:`FEATURES`.
 3. **scalars**, 13 values about the turn and the rules: :data:`SCALARS`.
+4. **tactics** (env ``-v1``), ``K x 4`` then 2 values: per slot :data:`TACTICS` (readied
+   attack, charge penalties in force, player character, whether the observer has a charge
+   lane to it now), then :data:`TACTIC_SCALARS` (the actor's withdrawal in progress and
+   the 5-foot steps it may still buy with attacks). These depend on the whole battle (a
+   charge lane on every creature's position and the terrain), not on the pair key the
+   table's rows are memoised by, so one function (:func:`_fill_tactics`) writes them
+   after either table writer.
 
 Positions are relative to the observer; the areas are those of the rule set (flank and
 side share a channel). Creatures without facing have facing (0, 0).
@@ -102,6 +109,16 @@ SCALARS = (
     "ua35_rules",  # front/flank/rear penalties and bonuses
     "side_rear_rules",  # the flanked condition
 )
+TACTICS = (
+    "readied",  # holds a readied attack (UA-PER-02)
+    "charging",  # charged since its last turn: -2 AC (charge)
+    "player_character",  # may trade attacks for 5-foot steps (EP-5FT-02)
+    "can_charge",  # the observer has a charge lane to it now (EP-CHG-01), whoever's turn
+)
+TACTIC_SCALARS = (
+    "withdrawing",  # the actor is in a withdrawal (EP-WDR-01)
+    "trade_steps_left",  # 5-foot steps the actor may still buy with attacks / 4 (EP-5FT-02)
+)
 BOUND = 64.0
 """Every observation value lies in ``[-BOUND, BOUND]`` (most in ``[-1, 1]``; relative
 positions and raw hit points / 50 can exceed 1 on big boards and big monsters)."""
@@ -126,9 +143,19 @@ class ObservationLayout:
         return self.n_slots * len(FEATURES)
 
     @property
+    def tactics_size(self) -> int:
+        """Number of values in the tactics part."""
+        return self.n_slots * len(TACTICS) + len(TACTIC_SCALARS)
+
+    @property
+    def tactics_offset(self) -> int:
+        """Index of the first value of the tactics part."""
+        return self.window_size + self.table_size + len(SCALARS)
+
+    @property
     def size(self) -> int:
         """Length of the whole vector."""
-        return self.window_size + self.table_size + len(SCALARS)
+        return self.tactics_offset + self.tactics_size
 
     @functools.cached_property
     def offsets(self) -> tuple[int, int]:
@@ -151,7 +178,12 @@ class ObservationLayout:
         t = obs[self.window_size : self.window_size + self.table_size].reshape(
             self.n_slots, len(FEATURES)
         )
-        return w, t, obs[self.window_size + self.table_size :]
+        return w, t, obs[self.window_size + self.table_size : self.tactics_offset]
+
+    def split_tactics(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(tactics table ``K x len(TACTICS)``, tactic scalars) views of an observation."""
+        at, k = self.tactics_offset, self.n_slots * len(TACTICS)
+        return obs[at : at + k].reshape(self.n_slots, len(TACTICS)), obs[at + k : self.size]
 
 
 @cache
@@ -411,14 +443,16 @@ def build(
     if acting and legal is None:
         legal = engine.legal_tuple(battle, key if isinstance(key, tuple) else None)
     if _KERNEL is not None and board is not None:
-        return _KERNEL.build(battle, me, slots, layout, max_rounds, board, acting, legal)
+        out = _KERNEL.build(battle, me, slots, layout, max_rounds, board, acting, legal)
+        _fill_tactics(battle, me, slots, layout, out, acting)
+        return out
     out = np.zeros(layout.size, dtype=np.float32)
     ws, ts = layout.offsets
     if board is None:
         board = Board(battle, layout.window)
     board.fill(battle, me.team, key)
     board.window_of(battle, me, out[:ws].reshape(layout.window_shape), out)
-    tail = out[ws:]
+    tail = out[ws : layout.tactics_offset]
     _fill_table(
         battle,
         me,
@@ -433,7 +467,35 @@ def build(
     _fill_scalars(battle, me, tail[ts:], max_rounds, acting)
     np.minimum(tail, BOUND, out=tail)  # the window is within bounds by construction
     np.maximum(tail, -BOUND, out=tail)
+    _fill_tactics(battle, me, slots, layout, out, acting)
     return out
+
+
+def _fill_tactics(
+    battle: Battle,
+    me: Creature,
+    slots: list[str],
+    layout: ObservationLayout,
+    out: np.ndarray,
+    acting: bool,
+) -> None:
+    """The tactics part (:data:`TACTICS`, :data:`TACTIC_SCALARS`; all values in [0, 1])."""
+    t, s = layout.split_tactics(out)
+    for row, cid in enumerate(slots[: layout.n_slots]):
+        c = battle.creatures[cid]
+        if c.hp <= 0:
+            continue
+        t[row, 0] = c.readied
+        t[row, 1] = c.charging
+        t[row, 2] = c.player_character
+        if c.team != me.team and me.hp > 0:
+            t[row, 3] = bool(rules.charge_destinations(battle, me, c))
+    if acting:
+        ts = battle.turn
+        s[0] = ts.withdrawing is not None
+        if engine._may_trade_step(battle, me):
+            first = me.attacks[0]
+            s[1] = sum(1 for slot in ts.remaining if slot.attack is first) / 4.0
 
 
 def _fill_table(
@@ -626,7 +688,9 @@ def _attack_targets(battle: Battle, legal: tuple | None = None) -> frozenset:
 
 
 _PAIR_MEMO_LIMIT = 200_000
-_MUTABLE_FIELDS = frozenset({"id", "team", "pos", "facing", "hp", "flat_footed"})
+_MUTABLE_FIELDS = frozenset(
+    {"id", "team", "pos", "facing", "hp", "flat_footed", "readied", "charging"}
+)
 
 
 class PairMemo:
@@ -784,7 +848,7 @@ def _fill_scalars(
         engine.movement_capacity(battle) / (4 * speed),
         float(ts.move_available),
         float(ts.standard_available),
-        float(not (ts.moved or ts.five_foot_step_taken or ts.running)),
+        float(engine._free_five_foot_step(battle)),
         float(not ts.free_turn_used),
         float(ts.moving),
         float(ts.running),

@@ -81,6 +81,7 @@ class CreatureSpec(_Strict):
     immune_to_sneak_attack: bool = False
     flat_footed: bool = False
     squeezing: bool = False  # -4 to attack rolls and AC (EP-SQZ-01)
+    player_character: bool = False  # may trade attacks for 5-foot steps (EP-5FT-02)
     all_around_vision: bool = False
     threatens: bool = True
     armor: Literal["none", "light", "medium", "heavy"] = "none"

@@ -119,6 +119,12 @@ share squares with a smaller one (stepover, clamber); neither is then squeezing.
 MIN_CHARGE_SQUARES = 2
 """EP-CHG-01: a charge moves at least 10 feet."""
 
+CHARGE_ATTACK_BONUS = 2
+"""Charge (SRD, issue 16): +2 on the attack roll at the end of the charge."""
+
+CHARGE_AC_PENALTY = -2
+"""Charge (SRD, issue 16): -2 to AC until the charger's next turn."""
+
 ARMOR_KINDS = ("none", "light", "medium", "heavy")
 
 TERRAIN_CHARS: Mapping[str, Terrain] = MappingProxyType(

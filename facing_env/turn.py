@@ -24,6 +24,8 @@ class TurnState:
 
     ``move_available`` / ``standard_available``: the two actions of a turn (a full-round
     action uses both). ``movement_left`` squares remain in the open movement (``moving``).
+    ``withdrawing`` names the primary target of a withdrawal in progress; ``traded_steps``
+    counts the 5-foot steps a player character bought with attacks (EP-5FT-02).
     """
 
     actor: str
@@ -39,11 +41,13 @@ class TurnState:
     turned_after_step: bool = False  # the free facing change since the last step is used
     actions_taken: int = 0  # atomic actions this turn (engine.MAX_ACTIONS_PER_TURN)
     declaring: bool = False  # side_rear: facing is declared at the end of a Shift (SR-02)
+    withdrawing: str | None = None  # the primary target of a withdrawal (EP-WDR-01)
     attacks_made: int = 0
     full_attack: bool = False
     remaining: list[AttackSlot] = field(default_factory=list)
     cleave: AttackSlot | None = None
     cleaved: bool = False
+    traded_steps: int = 0
     provoked: set[str] = field(default_factory=set)
 
 

@@ -99,6 +99,8 @@ class AttackKind(str, Enum):
     AOO = "aoo"
     CLEAVE = "cleave"
     WHIRLWIND = "whirlwind"
+    CHARGE = "charge"  # the attack at the end of a charge: +2 (EP-CHG-01, SRD charge)
+    READIED = "readied"  # a readied attack (UA-PER-02): an ordinary attack, out of turn
 
 
 class MoveMode(str, Enum):

@@ -46,7 +46,34 @@ def build(
     _fill_window(battle, me, window, layout.window)
     _fill_table(battle, me, slots, table, layout.window)
     _fill_scalars(battle, me, scalars, max_rounds)
+    _fill_tactics(battle, me, slots, out, layout)
     return out
+
+
+def _fill_tactics(
+    battle: Battle, me: Creature, slots: list[str], out: np.ndarray, layout: ObservationLayout
+) -> None:
+    """The tactics part: per slot readied, charging, player character and whether ``me``
+    may charge it (every legal destination, the rule query's own reading); then the actor's
+    withdrawal flag and the attacks it may still trade for 5-foot steps."""
+    tactics, scalars = layout.split_tactics(out)
+    for row, cid in enumerate(slots[: layout.n_slots]):
+        c = battle.creatures[cid]
+        if c.hp <= 0:
+            continue
+        tactics[row] = (c.readied, c.charging, c.player_character, 0.0)
+        if c.team != me.team and me.hp > 0:
+            tactics[row, 3] = any(
+                rules.charge_allowed(battle, me, c, (x, y))
+                for y in range(-battle.height, 2 * battle.height)
+                for x in range(-battle.width, 2 * battle.width)
+            )
+    ts = battle.turn
+    if ts is None or ts.actor != me.id or engine.actor(battle) is None:
+        return
+    scalars[0] = ts.withdrawing is not None
+    if engine._may_trade_step(battle, me):
+        scalars[1] = len([s for s in ts.remaining if s.attack is me.attacks[0]]) / 4.0
 
 
 def _fill_window(battle: Battle, me: Creature, w: np.ndarray, size: int) -> None:
@@ -147,7 +174,7 @@ def _fill_scalars(battle: Battle, me: Creature, s: np.ndarray, max_rounds: int) 
     speed = max(1, me.speed // 5)
     s[0] = engine.movement_capacity(battle) / (4 * speed)
     s[1], s[2] = float(ts.move_available), float(ts.standard_available)
-    s[3] = float(not (ts.moved or ts.five_foot_step_taken or ts.running))
+    s[3] = float(not (ts.moved or ts.five_foot_step_taken or ts.running or ts.withdrawing))
     s[4] = float(not ts.free_turn_used)
     s[5], s[6] = float(ts.moving), float(ts.running)
     s[7] = ts.attacks_made / 4.0

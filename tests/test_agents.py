@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import facing_env
-from facing_env.actions import ATTACK_BASE, FIVE_FOOT_BASE, TURN_BASE
+from facing_env.actions import ATTACK_BASE, FIVE_FOOT_BASE, READY_INDEX, TURN_BASE
 from facing_env.agents import AGENT_NAMES, ObservationView, make_agent
 from facing_env.agents.arena import Episode, attack_origins, play, wilson
 from facing_env.agents.view import layout_of
@@ -135,9 +135,11 @@ _DUEL = {
 }
 
 
-def _first_turn(red: dict, blue: dict, name: str) -> tuple[list[int], list]:
-    """The actions of red's first turn (red acts first: Dex 40) and the events they made."""
-    spec = {**_DUEL, "creatures": [{"dex": 40, "team": "red", **red}, {"team": "blue", **blue}]}
+def _first_turn(red: dict, blue: dict, name: str, *more: dict) -> tuple[list[int], list]:
+    """The actions of red's first turn (red acts first: Dex 40) and the events they made;
+    ``more`` are further blue creatures."""
+    blues = [{"team": "blue", **b} for b in (blue, *more)]
+    spec = {**_DUEL, "creatures": [{"dex": 40, "team": "red", **red}, *blues]}
     env = facing_env.env(scenario=scenario_from_dict(spec), flat_footed_start=False)
     env.reset(seed=0)
     raw, agent, rng = env.unwrapped, make_agent(name), np.random.default_rng(0)
@@ -186,13 +188,44 @@ def test_aggressive_attacks_what_is_in_front() -> None:
     assert actions[0] == ATTACK_BASE + 1
 
 
+def test_aggressive_charges_when_it_can() -> None:
+    """Four squares from the gnoll with a clear lane, the aggressive rogue charges it
+    (CHARGE(slot 1): 35 + 2 slots + 1) and strikes at +2 (EP-CHG-01)."""
+    actions, events = _first_turn(
+        {**ROGUE, "pos": [5, 1], "facing": "N"},
+        {**GNOLL, "pos": [5, 6], "facing": "N"},
+        "aggressive",
+    )
+    assert actions[0] == ATTACK_BASE + 2 + 1
+    assert [e.kind for e in events][:2] == ["charge", "attack"]
+    assert events[1].attack_kind == "charge" and events[0].pos == (5, 5)
+
+
+def test_defensive_withdraws_when_flanked() -> None:
+    """Between two gnolls that threaten it, the defensive rogue withdraws (EP-WDR-01) from
+    one of them and walks out of both threats; the primary target makes no attack of
+    opportunity."""
+    actions, events = _first_turn(
+        {**ROGUE, "pos": [5, 5], "facing": "E"},
+        {**GNOLL, "pos": [4, 5], "facing": "E"},
+        "defensive",
+        {**GNOLL, "id": "gnoll2", "pos": [6, 5], "facing": "W"},
+    )
+    withdrawal = [e for e in events if e.kind == "withdraw"]
+    assert len(withdrawal) == 1 and actions[0] >= ATTACK_BASE + 2 * 3
+    primary = withdrawal[0].target
+    assert not [e for e in events if e.kind == "attack" and e.actor == primary]
+    rogue = [e for e in events if e.kind == "move" and e.actor == "rogue"]
+    assert rogue and max(abs(rogue[-1].pos[0] - 5), abs(rogue[-1].pos[1] - 5)) >= 2
+
+
 def test_defensive_turns_to_face_the_nearest_enemy() -> None:
     actions, _ = _first_turn(
         {**ROGUE, "pos": [5, 2], "facing": "N"},
         {**GNOLL, "pos": [5, 6], "facing": "N"},
         "defensive",
     )
-    assert actions == [TURN_BASE + 4, 0]  # face south, then hold
+    assert actions == [TURN_BASE + 4, READY_INDEX, 0]  # face south, ready (UA-PER-02), hold
 
 
 # -- evaluation helpers -----------------------------------------------------------------------

@@ -1079,10 +1079,10 @@ def test_ep_flank_05_large_attacker_chooses_its_square():
     assert attack_breakdown(b, "A", "D")["flanking"] == 2
 
 
-def test_ep_flank_06_reach_corner_to_centre():
+def test_ep_flank_06_reach_corner_line_through_opposite_sides():
     """EP-FLANK-06: A (1,2) with reach 10 threatens D (3,3) from 2 squares; from A's SE
-    corner (2,3) to B's centre the line crosses D's W and E sides: a flank, though the
-    centre-to-centre line only grazes D's NW corner and leaves by the E side."""
+    corner (2,3) to B's SE corner (5,4) the line crosses D's W and E sides: a flank, though
+    the centre-to-centre line only grazes D's NW corner and leaves by the E side."""
     text = """
         . . . . .
         . . . . .
@@ -1094,6 +1094,7 @@ def test_ep_flank_06_reach_corner_to_centre():
     box = (3.0, 3.0, 4.0, 4.0)
     assert line_flanks((1.5, 2.5), (4.5, 3.5), box) is False
     assert line_flanks((2.0, 3.0), (4.5, 3.5), box) is True
+    assert line_flanks((2.0, 3.0), (5.0, 4.0), box) is True
     assert flanks(b, "A", "D") is True
     assert flanks(b, "B", "D") is True
     b_short = _std(text, A={"reach": 5})  # does not threaten D: no flank
@@ -1117,6 +1118,75 @@ def test_ep_flank_06_reach_corner_to_corner():
     assert line_flanks((2.0, 2.0), (5.0, 5.0), box) is True
     assert flanks(b, "A", "D") is True
     assert flanks(b, "B", "D") is True
+
+
+def _corners_of(x: int, y: int) -> list[tuple[float, float]]:
+    return [(x + i, y + j) for i in (0.0, 1.0) for j in (0.0, 1.0)]
+
+
+def test_ep_flank_06_only_the_adjacent_allys_corner_makes_the_flank():
+    """EP-FLANK-06: A (3,1) with reach 10 threatens D (3,3) from 2 squares north; B (4,4)
+    is adjacent to D (SE) without reach. No line from A's centre or any of A's corners to
+    B's centre flanks (so B's centre alone never gives it); A's NW corner (3,1) to B's SW
+    corner (4,5) enters D's N side at x=3.5 and leaves its S side at x=3.75: a flank, for
+    both of them (a flank is mutual, SRD-FLANK-01)."""
+    text = """
+        . . . . .
+        . . . A .
+        . . . . .
+        . . . D .
+        . . . . B
+    """
+    b = _std(text, A={"reach": 10})
+    assert b.creature("A").pos == (3, 1) and b.creature("B").pos == (4, 4)
+    box = (3.0, 3.0, 4.0, 4.0)
+    a_points = [(3.5, 1.5), *_corners_of(3, 1)]
+    assert not any(line_flanks(p, (4.5, 4.5), box) for p in a_points)
+    assert line_flanks((3.0, 1.0), (4.0, 5.0), box) is True
+    assert flanking_allies(b, "A", "D") == ["B"]
+    assert flanking_allies(b, "B", "D") == ["A"]
+    assert facing_modifier(b, "A", "D") == 2
+    assert facing_modifier(b, "B", "D") == 2
+
+
+def test_ep_flank_06_adjacent_attacker_with_reach_uses_corners():
+    """EP-FLANK-06: A (3,2), adjacent to D (3,3) on its N side, has reach 10; B (4,4) is
+    adjacent on D's SE corner. Centre to centre (3.5,2.5)-(4.5,4.5) enters D's N side and
+    leaves its E side (adjacent sides: EP-FLANK-03), but A's NW corner (3,2) to B's SW
+    corner (4,5) runs from D's N side (x=3.33) to its S side (x=3.67): a flank."""
+    text = """
+        . . . . .
+        . . . . .
+        . . . A .
+        . . . D .
+        . . . . B
+    """
+    b = _std(text, A={"reach": 10})
+    box = (3.0, 3.0, 4.0, 4.0)
+    assert line_flanks((3.5, 2.5), (4.5, 4.5), box) is False
+    assert line_flanks((3.0, 2.0), (4.0, 5.0), box) is True
+    assert flanks(b, "A", "D") is True
+    assert flanks(b, "B", "D") is True
+    assert facing_modifier(b, "A", "D") == 2
+    assert attack_breakdown(b, "A", "D")["flanking"] == 2
+
+
+@pytest.mark.parametrize("reach", [5, None])
+def test_ep_flank_06_same_geometry_without_reach_does_not_flank(reach):
+    """EP-FLANK-06 (negative): the board of the test above, A with a 5 ft reach (given, or
+    a Medium creature's natural reach): no one has reach, so only centre-to-centre lines
+    count (EP-FLANK-02) and A's N-to-E line is no flank."""
+    text = """
+        . . . . .
+        . . . . .
+        . . . A .
+        . . . D .
+        . . . . B
+    """
+    b = _std(text, A={} if reach is None else {"reach": reach})
+    assert flanking_allies(b, "A", "D") == []
+    assert flanks(b, "B", "D") is False
+    assert facing_modifier(b, "A", "D") == 0
 
 
 def test_standard_flanking_denied_by_all_around_vision_and_iud():

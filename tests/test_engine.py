@@ -409,9 +409,9 @@ def test_a_turn_with_nothing_left_ends_by_itself():
 
 
 def test_a_creature_that_can_do_nothing_is_skipped():
-    """A creature with speed 0, no foe in reach and no facing (``standard``) has only
-    END_TURN, so its turn starts and ends by itself."""
-    b = board("A . . B . . C", "standard", B={"speed": 0})
+    """A creature with speed 0, no foe in reach, no melee attack to ready (reach 0) and no
+    facing (``standard``) has only END_TURN, so its turn starts and ends by itself."""
+    b = board("A . . B . . C", "standard", B={"speed": 0, "attacks": [{"reach": 0}]})
     begin(b, "A", "B", "C")
     assert [(e.kind, e.actor) for e in do(b, END)] == [
         ("end_turn", "A"),
@@ -1376,7 +1376,9 @@ def _universe(b: Battle) -> list[Action]:
     for kind in (engine.MOVE, engine.STEP_KEEP_FACING, engine.FIVE_FOOT_STEP):
         out += [Action(kind, d) for d in dirs]
     out += [Action(engine.TURN, f) for f in [None, -1, "N", *range(14)]]
-    out += [Action(engine.ATTACK, t) for t in [None, 0, "nobody", *b.creatures]]
+    for kind in (engine.ATTACK, engine.CHARGE, engine.WITHDRAW):
+        out += [Action(kind, t) for t in [None, 0, "nobody", *b.creatures]]
+    out += [Action(engine.READY), Action(engine.READY, 1)]
     return out
 
 

@@ -48,7 +48,7 @@ def test_load_model_unpickles_nothing(saved_model: Path, monkeypatch: pytest.Mon
     model = load_model(saved_model)
     assert model.observation_space.shape == TeamLearnerEnv("duel").observation_space.shape
 
-    assert model.action_space.n == 36
+    assert model.action_space.n == 41  # 35 + 3 x 2 slots (env v1)
 
 
 def test_the_loaded_policy_acts_as_the_saved_one(saved_model: Path) -> None:
@@ -112,7 +112,7 @@ def test_a_model_file_cannot_make_the_loader_import_a_module(
     evil = _rewrite(
         saved_model, tmp_path / "env.zip", lambda d: d.update(env="planted_env_module:Env-v0")
     )
-    assert load_model(evil).action_space.n == 36
+    assert load_model(evil).action_space.n == 41
     assert not marker.exists()
 
 

@@ -22,6 +22,7 @@ from facing_env.actions import (
     ATTACK_BASE,
     FIVE_FOOT_BASE,
     MOVE_BASE,
+    READY_INDEX,
     RUN_INDEX,
     STEP_BASE,
     TURN_BASE,
@@ -573,7 +574,7 @@ def _check_codec(env) -> None:
         action = codec.decode(battle, slots, index)
         name = names[index]
         assert name.split("(")[0].lower() == action.kind, (name, action)
-        if index in (0, RUN_INDEX):
+        if index in (0, RUN_INDEX, READY_INDEX):
             assert codec.encode(battle, slots, action) == index
         elif MOVE_BASE <= index < TURN_BASE:
             d = (index - MOVE_BASE) % 8
@@ -587,8 +588,10 @@ def _check_codec(env) -> None:
             if slot < len(allowed):
                 assert codec.encode(battle, slots, action) == index
         else:
-            slot = index - ATTACK_BASE
-            assert name == f"ATTACK(slot {slot})"
+            block, slot = divmod(index - ATTACK_BASE, codec.n_slots)
+            kind = ("ATTACK", "CHARGE", "WITHDRAW")[block]
+            assert name == f"{kind}(slot {slot})"
+            assert codec.slot_base(kind.lower()) + slot == index
             if slot < len(slots):
                 assert action.arg == slots[slot]
                 assert codec.encode(battle, slots, action) == index
@@ -611,25 +614,29 @@ def test_action_codec_round_trips_on_random_states(scenario, seed, decisions):
 
 def test_action_layout_matches_the_readme():
     codec = ActionCodec(4)
-    assert codec.n == 34 + 4
-    assert (MOVE_BASE, STEP_BASE, FIVE_FOOT_BASE, TURN_BASE, RUN_INDEX, ATTACK_BASE) == (
-        1,
-        9,
-        17,
-        25,
-        33,
-        34,
-    )
+    assert codec.n == 35 + 3 * 4
+    assert (
+        MOVE_BASE,
+        STEP_BASE,
+        FIVE_FOOT_BASE,
+        TURN_BASE,
+        RUN_INDEX,
+        READY_INDEX,
+        ATTACK_BASE,
+    ) == (1, 9, 17, 25, 33, 34, 35)
+    assert (codec.slot_base("charge"), codec.slot_base("withdraw")) == (39, 43)
     square = action_names("square", 4)
     assert square[0] == "END_TURN" and square[1] == "MOVE(N)" and square[8] == "MOVE(NW)"
     assert square[9] == "STEP_KEEP_FACING(N)" and square[17] == "FIVE_FOOT_STEP(N)"
-    assert square[25] == "TURN(slot 0)" and square[33] == "RUN" and square[37] == "ATTACK(slot 3)"
+    assert square[25] == "TURN(slot 0)" and square[33] == "RUN" and square[34] == "READY"
+    assert square[38] == "ATTACK(slot 3)" and square[39] == "CHARGE(slot 0)"
+    assert square[46] == "WITHDRAW(slot 3)" and len(square) == 47
     hex_names = action_names("hex", 2)
     assert hex_names[1:9] == [f"MOVE({d})" for d in ("E", "NE", "NW", "W", "SW", "SE")] + [
         "MOVE(unused)",
         "MOVE(unused)",
     ]
-    assert len(hex_names) == 36
+    assert len(hex_names) == 35 + 3 * 2
 
 
 def test_duplicate_yaml_keys_are_an_error(tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from facing_env.agents.base import ScriptedAgent
 from facing_env.agents.pathing import footprint, routes
-from facing_env.agents.tactics import attack, face, move
+from facing_env.agents.tactics import attack, charge, face, move
 from facing_env.agents.view import ObservationView
 
 _FAR = 1e6
@@ -13,8 +13,9 @@ _FAR = 1e6
 class AggressiveAgent(ScriptedAgent):
     """Targets the closest enemy (ties: lowest hp fraction, then slot). Attacks it whenever
     ATTACK is legal (another enemy in reach if it is not), turning to face it first; else
-    walks toward it with MOVE, ignoring attacks of opportunity; ends the turn when neither
-    helps."""
+    charges it when CHARGE is legal (the closest enemy it can charge if not: EP-CHG-01);
+    else walks toward it with MOVE, ignoring attacks of opportunity; ends the turn when
+    nothing helps."""
 
     def choose(self, view: ObservationView) -> int | None:
         """The action index, or None to end the turn."""
@@ -30,6 +31,9 @@ class AggressiveAgent(ScriptedAgent):
         if attackable:
             hit = target if target in attackable else min(attackable, key=rank)
             return face(view, hit) or attack(hit)
+        chargeable = [e for e in enemies if view.legal(charge(view, e))]
+        if chargeable:
+            return charge(view, target if target in chargeable else min(chargeable, key=rank))
         if view.distance(target) > view.reach:
             step = self.toward(view, target)
             if step is not None:

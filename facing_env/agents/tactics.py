@@ -9,12 +9,15 @@ from facing_env.actions import (
     FIVE_FOOT_BASE,
     MOVE_BASE,
     N_DIRECTIONS,
+    READY_INDEX,
     TURN_BASE,
 )
 from facing_env.agents.view import ObservationView
 from facing_env.tables import RULESETS
 from facing_env.types import GridKind, Pos, Ruleset
 
+READY = READY_INDEX
+"""Index of ``READY``."""
 ASSUMED_SPEED = 6
 """Squares per move action assumed for a foe when judging how far it can strike (30 ft)."""
 _UA = RULESETS[Ruleset.UA35]
@@ -24,6 +27,16 @@ AREA_RANK = {"none": 0, "front": 0, "flank": 1, "rear": 2}
 def attack(slot: int) -> int:
     """Index of ``ATTACK(slot)``."""
     return ATTACK_BASE + slot
+
+
+def charge(view: ObservationView, slot: int) -> int:
+    """Index of ``CHARGE(slot)``."""
+    return ATTACK_BASE + view.layout.n_slots + slot
+
+
+def withdraw(view: ObservationView, slot: int) -> int:
+    """Index of ``WITHDRAW(slot)``."""
+    return ATTACK_BASE + 2 * view.layout.n_slots + slot
 
 
 def move(direction: int) -> int:

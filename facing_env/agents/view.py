@@ -1,7 +1,8 @@
 """Named access to a flat observation vector, for agents that see nothing else.
 
-The layout is inferred from the two lengths an agent gets: ``K = len(mask) - 34`` creature
-slots, a ``K x 33`` table, 13 scalars and a ``W x W x 18`` window before them.
+The layout is inferred from the two lengths an agent gets: ``K = (len(mask) - 35) / 3``
+creature slots, a ``W x W x 18`` window, a ``K x 33`` table, 13 scalars and the tactics
+part (``K x 4`` and 2 values).
 Positions are integer offsets ``(dx, dy)`` from the observer's anchor (y grows south; on
 hex grids axial ``(dq, dr)``); window cell ``(dx, dy)`` is ``window[half + dy, half + dx]``.
 """
@@ -19,25 +20,36 @@ from facing_env.actions import (
     FIVE_FOOT_BASE,
     MOVE_BASE,
     N_DIRECTIONS,
+    SLOT_KINDS,
     STEP_BASE,
     TURN_BASE,
 )
-from facing_env.observation import CHANNELS, FEATURES, SCALARS, ObservationLayout
+from facing_env.observation import (
+    CHANNELS,
+    FEATURES,
+    SCALARS,
+    TACTIC_SCALARS,
+    TACTICS,
+    ObservationLayout,
+)
 from facing_env.types import GridKind, Pos, Size
 
 _CH = {name: i for i, name in enumerate(CHANNELS)}
 _COL = {name: i for i, name in enumerate(FEATURES)}
 _SC = {name: i for i, name in enumerate(SCALARS)}
+_TAC = {name: i for i, name in enumerate(TACTICS)}
+_TSC = {name: i for i, name in enumerate(TACTIC_SCALARS)}
 _SQUARE_ONLY = [base + d for base in (MOVE_BASE, STEP_BASE, FIVE_FOOT_BASE) for d in (6, 7)]
 _SQUARE_ONLY += [TURN_BASE + 6, TURN_BASE + 7]
 
 
 def layout_of(n_observation: int, n_actions: int) -> ObservationLayout:
     """The :class:`ObservationLayout` behind vectors of these lengths (ValueError if none)."""
-    n_slots = n_actions - ATTACK_BASE
-    window_size = n_observation - n_slots * len(FEATURES) - len(SCALARS)
+    n_slots, extra = divmod(n_actions - ATTACK_BASE, len(SLOT_KINDS))
+    tactics = n_slots * len(TACTICS) + len(TACTIC_SCALARS)
+    window_size = n_observation - n_slots * len(FEATURES) - len(SCALARS) - tactics
     side = math.isqrt(max(window_size, 0) // len(CHANNELS))
-    if n_slots < 1 or side * side * len(CHANNELS) != window_size or side % 2 == 0:
+    if extra or n_slots < 1 or side * side * len(CHANNELS) != window_size or side % 2 == 0:
         raise ValueError(
             f"no observation layout has {n_observation} values and {n_actions} actions"
         )
@@ -52,6 +64,7 @@ class ObservationView:
         self.mask = np.asarray(action_mask).reshape(-1).astype(bool)
         self.layout = layout_of(obs.size, self.mask.size)
         self.window, self.table, self.scalars = self.layout.split(obs)
+        self.tactics, self.tactic_scalars = self.layout.split_tactics(obs)
         self.size = self.layout.window
         self.half = self.size // 2
 
@@ -72,6 +85,14 @@ class ObservationView:
     def scalar(self, name: str) -> float:
         """One turn scalar by name (see ``observation.SCALARS``)."""
         return float(self.scalars[_SC[name]])
+
+    def tactic(self, slot: int, name: str) -> float:
+        """One tactics entry by name (see ``observation.TACTICS``)."""
+        return float(self.tactics[slot, _TAC[name]])
+
+    def tactic_scalar(self, name: str) -> float:
+        """One tactic scalar by name (see ``observation.TACTIC_SCALARS``)."""
+        return float(self.tactic_scalars[_TSC[name]])
 
     def legal(self, index: int) -> bool:
         """Whether the mask allows an action index."""

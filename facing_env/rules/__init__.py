@@ -16,9 +16,15 @@ from facing_env.rules.attacks import (
     sneak_attack_applies,
 )
 from facing_env.rules.flanking import flanking_allies, flanks
+from facing_env.rules.maneuvers import (
+    charge_allowed,
+    charge_destinations,
+    charge_path,
+    may_withdraw_from,
+    withdraw_step_allowed,
+)
 from facing_env.rules.movement import (
     FULL_ROUND,
-    charge_allowed,
     forced_path,
     movement_allowance,
     step_area,
@@ -46,6 +52,8 @@ __all__ = [
     "can_ready_against",
     "can_target_with_spell",
     "charge_allowed",
+    "charge_destinations",
+    "charge_path",
     "clamber_allowed",
     "concealment_miss_chance",
     "facing_modifier",
@@ -53,6 +61,7 @@ __all__ = [
     "flanks",
     "forced_path",
     "is_inside",
+    "may_withdraw_from",
     "movement_allowance",
     "provokers",
     "shield_applies",
@@ -65,4 +74,5 @@ __all__ = [
     "threatened_cells",
     "threatens",
     "visible_area",
+    "withdraw_step_allowed",
 ]

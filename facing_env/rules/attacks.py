@@ -23,6 +23,8 @@ from facing_env.rules._common import cannot_be_flanked, cell_area, rogue_beats_i
 from facing_env.rules.flanking import flanks
 from facing_env.rules.perception import concealment_miss_chance
 from facing_env.tables import (
+    CHARGE_AC_PENALTY,
+    CHARGE_ATTACK_BONUS,
     FEET_PER_SQUARE,
     IMPROVED_CHIEFTAIN_SHIFT,
     OWN_AREA_PENALTY,
@@ -43,7 +45,8 @@ class Modifiers:
     """Every term of an attack roll and of the defender's AC, by name.
 
     ``terms``: ``attack_bonus``, ``size`` (SRD-SIZE-01), ``squeezing`` (-4 for a squeezing
-    attacker, EP-SQZ-01), then the facing terms of the rule set: ``facing_own_area`` and
+    attacker, EP-SQZ-01), ``charge`` (+2 for the attack of a charge, ``kind="charge"``),
+    then the facing terms of the rule set: ``facing_own_area`` and
     ``facing_opponent_area`` (ua35), ``flanked`` and ``pack_fighter`` (side_rear),
     ``flanking`` and ``pack_fighter`` (standard).
     ``ac_terms``: ``armor_class`` (the full AC), ``shield`` (minus the shield bonus when
@@ -51,7 +54,8 @@ class Modifiers:
     ``shield_spell`` (+4 when it covers a non-touch attack, UA-SPL-03), ``touch`` (minus
     the armor and natural armor bonuses against a touch attack: the AC falls to the
     defender's ``touch_ac``, SRD-TOUCH-01), ``flat_footed`` (minus the Dexterity bonus,
-    SRD-FF-01), ``squeezing_ac`` (-4 for a squeezing defender, EP-SQZ-01).
+    SRD-FF-01), ``squeezing_ac`` (-4 for a squeezing defender, EP-SQZ-01), ``charging``
+    (-2 for a defender that charged since its last turn).
     """
 
     terms: Mapping[str, int]
@@ -290,6 +294,7 @@ def _ac_terms(battle: Battle, a: Creature, d: Creature, attack: Attack) -> dict[
         "touch": 0,
         "flat_footed": 0,
         "squeezing_ac": SQUEEZING_AC_PENALTY if d.squeezing else 0,  # EP-SQZ-01
+        "charging": CHARGE_AC_PENALTY if d.charging else 0,  # until its next turn (charge)
     }
     shield_bonus = d.shield.bonus if d.shield is not None else 0
     if attack.touch:  # SRD-TOUCH-01: no armor, shield or natural armor bonus
@@ -322,6 +327,7 @@ def attack_breakdown(
         "attack_bonus": chosen.bonus,
         "size": SIZES[a.size].modifier,
         "squeezing": SQUEEZING_ATTACK_PENALTY if a.squeezing else 0,  # EP-SQZ-01
+        "charge": CHARGE_ATTACK_BONUS if kind == AttackKind.CHARGE else 0,  # charge: +2
         **facing,
     }
     ac_terms = _ac_terms(battle, a, d, chosen)

@@ -3,9 +3,11 @@
 SRD-FLANK-01, EP-FLANK-01..08. Trace a line from the centre of a square the attacker
 occupies to the centre of a square a threatening ally occupies; it flanks when it passes
 through opposite sides or opposite corners of the defender's space (EP-FLANK-02, -03).
-Large attackers choose any of their squares (EP-FLANK-05); creatures attacking with reach
-may use any corner of their space (EP-FLANK-06). Hex boards: the line's two ends must lie at
-least 150 degrees apart around the defender.
+Large attackers choose any of their squares (EP-FLANK-05). When either creature of the pair
+has reach (see :func:`has_reach`), the line may also run from any corner of one's space to
+any corner of the other's, adjacent to the defender or not (EP-FLANK-06). Hex boards: the
+line's two ends (square centres only; EP-FLANK-06 corners are a square-grid rule) must lie
+at least 150 degrees apart around the defender.
 
 Creatures inside the space of one two or more size categories larger (``space.is_inside``):
 the internal creature flanks the larger one with any ally that threatens it (EP-FLANK-07);
@@ -23,8 +25,9 @@ import math
 from facing_env.battle import Battle, Creature
 from facing_env.geometry import cell_centre, vector_angle
 from facing_env.rules._common import rogue_beats_immunity
-from facing_env.rules.opportunity import threatened_cells
+from facing_env.rules.opportunity import melee_reach, threatened_cells
 from facing_env.rules.space import is_inside
+from facing_env.tables import FEET_PER_SQUARE
 from facing_env.types import GridKind, Pos
 
 _EPS = 1e-9
@@ -82,13 +85,35 @@ def line_flanks(p: Point, q: Point, box: tuple[float, float, float, float]) -> b
     return False  # corner squares only flank with opposite corners (EP-FLANK-03)
 
 
-def _points(battle: Battle, c: Creature, target: tuple[Pos, ...]) -> list[Point]:
-    cells = battle.cells_of(c)
-    pts = [cell_centre(battle.kind, cell) for cell in cells]
-    adjacent = battle.cells_distance(cells, target) <= 1
-    if battle.kind is GridKind.SQUARE and not adjacent:
-        pts += [(x + i, y + j) for x, y in cells for i in (0, 1) for j in (0, 1)]
-    return pts
+def has_reach(creature: Creature) -> bool:
+    """EP-FLANK-06: a creature "with reach (or reach weapons)" has a melee reach beyond the
+    squares adjacent to its space (more than 5 ft, whatever its size: reach counts from
+    the space), whether or not it stands adjacent to the creature it flanks."""
+    return melee_reach(creature) > FEET_PER_SQUARE
+
+
+def _centres(battle: Battle, c: Creature) -> list[Point]:
+    """EP-FLANK-02, -05: the centre of each square ``c`` occupies."""
+    return [cell_centre(battle.kind, cell) for cell in battle.cells_of(c)]
+
+
+def _corners(battle: Battle, c: Creature) -> list[Point]:
+    """EP-FLANK-06: each corner of each square ``c`` occupies (square grids)."""
+    return sorted({(x + i, y + j) for x, y in battle.cells_of(c) for i in (0, 1) for j in (0, 1)})
+
+
+def _line_pairs(battle: Battle, a: Creature, b: Creature) -> list[tuple[Point, Point]]:
+    """End points for the line rule between ``a`` and ``b``: centre to centre
+    (EP-FLANK-02, -05); on square grids, when either has reach, also corner to corner
+    (EP-FLANK-06: "from any corner of their own space to any corner of an ally's space").
+
+    The pair is symmetric: a flank is mutual (SRD-FLANK-01), so the reach creature's
+    corner line flanks for its ally too, adjacent to the defender or not.
+    """
+    pairs = [(p, q) for p in _centres(battle, a) for q in _centres(battle, b)]
+    if battle.kind is GridKind.SQUARE and (has_reach(a) or has_reach(b)):
+        pairs += [(p, q) for p in _corners(battle, a) for q in _corners(battle, b)]
+    return pairs
 
 
 def _box(cells: tuple[Pos, ...]) -> tuple[float, float, float, float]:
@@ -100,16 +125,15 @@ def _opposite(
     battle: Battle, attacker: Creature, ally: Creature, target: tuple[Pos, ...], centre: Point
 ) -> bool:
     """The line rule against the space ``target`` (cells) with centre ``centre``."""
-    a_pts, b_pts = _points(battle, attacker, target), _points(battle, ally, target)
+    pairs = _line_pairs(battle, attacker, ally)
     if battle.kind is GridKind.SQUARE:
         box = _box(target)
-        return any(line_flanks(p, q, box) for p in a_pts for q in b_pts)
+        return any(line_flanks(p, q, box) for p, q in pairs)
     cx, cy = centre
-    for p in a_pts:
-        for q in b_pts:
-            diff = abs(vector_angle(p[0] - cx, p[1] - cy) - vector_angle(q[0] - cx, q[1] - cy))
-            if min(diff, 360.0 - diff) >= 150.0 - 1e-6 and not math.isclose(diff, 0.0):
-                return True
+    for p, q in pairs:
+        diff = abs(vector_angle(p[0] - cx, p[1] - cy) - vector_angle(q[0] - cx, q[1] - cy))
+        if min(diff, 360.0 - diff) >= 150.0 - 1e-6 and not math.isclose(diff, 0.0):
+            return True
     return False
 
 

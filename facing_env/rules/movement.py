@@ -20,7 +20,6 @@ from facing_env.tables import (
     DOUBLE_MOVE_MULTIPLIER,
     FACING_SURCHARGE_MULTIPLIER,
     FEET_PER_SQUARE,
-    MIN_CHARGE_SQUARES,
     MIN_SPEED_FOR_FIVE_FOOT_STEP,
     RULESETS,
     RUN_MULTIPLIER,
@@ -318,37 +317,6 @@ def movement_allowance(battle: Battle, creature: str | Creature, mode: str = "wa
     if move is MoveMode.FIVE_FOOT_STEP:
         return 1 if c.speed >= MIN_SPEED_FOR_FIVE_FOOT_STEP else 0
     return squares
-
-
-def charge_allowed(
-    battle: Battle, mover: str | Creature, target: str | Creature, destination: Sequence[int]
-) -> bool:
-    """Whether a charge from the mover's space to ``destination`` against ``target`` is
-    legal (EP-CHG-01): at least 2 squares and at most its speed; the destination is the
-    closest space from which it can attack; the straight line between the centres crosses
-    no blocking, difficult or impeded terrain and no creature (even an ally)."""
-    m, t = battle.creature(mover), battle.creature(target)
-    dest = (int(destination[0]), int(destination[1]))
-    moved = battle.distance(m.pos, dest)
-    if moved < MIN_CHARGE_SQUARES or moved > m.speed // FEET_PER_SQUARE:
-        return False
-    reach = max((a.reach for a in m.attacks if not a.ranged), default=0) // FEET_PER_SQUARE
-    t_cells = battle.cells_of(t)
-
-    def can_attack_from(pos: Pos) -> bool:
-        return 0 < battle.cells_distance(m.shape.cells(pos), t_cells) <= reach
-
-    if not can_attack_from(dest) or not _space_free(battle, m, dest):
-        return False
-    closest = min(
-        battle.distance(m.pos, (x, y))
-        for y in range(-1, battle.height + 1)
-        for x in range(-battle.width, 2 * battle.width)
-        if battle.in_bounds((x, y)) and can_attack_from((x, y))
-    )
-    if moved != closest:
-        return False
-    return _lane_clear(battle, m, dest)
 
 
 def _space_free(battle: Battle, m: Creature, pos: Pos, *, stepover: bool = False) -> bool:
