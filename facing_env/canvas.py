@@ -164,8 +164,10 @@ def last_attack(events: Sequence[Event]) -> Event | None:
 
 
 def attack_label(e: Event) -> str:
-    """``rear +4``: the defender's area and the facing modifier of an attack."""
-    return f"{e.defender_area or 'none'} {e.facing_modifier:+d}"
+    """``rear +4``: the defender's area and the facing modifier of an attack, after the
+    attack's kind when it is a charge or a readied attack (``charge front +0``)."""
+    label = f"{e.defender_area or 'none'} {e.facing_modifier:+d}"
+    return f"{e.attack_kind} {label}" if e.attack_kind in ("charge", "readied") else label
 
 
 def area_map(battle: Battle, c: Creature) -> dict[Pos, tuple[Area, bool]]:

@@ -32,7 +32,7 @@ from typing import Any
 
 from facing_env.env import raw_env
 from facing_env.errors import ScenarioError
-from facing_env.match import Agent, GameResult, play_game, replay_record
+from facing_env.match import MANEUVERS, Agent, GameResult, play_game, replay_record
 
 AREAS = ("front", "flank", "side", "rear", "none")
 
@@ -97,6 +97,7 @@ class AgentResult:
     sneak_attacks: int = 0
     attacks_of_opportunity: int = 0
     attack_origins: Counter[tuple[int, int]] = field(default_factory=Counter)
+    maneuvers: Counter[str] = field(default_factory=Counter)
     rating_mu: float = 25.0
     rating_sigma: float = 25.0 / 3
 
@@ -138,6 +139,7 @@ class AgentResult:
             "positional_bonus_share": self.positional_bonus_share,
             "sneak_attacks": self.sneak_attacks,
             "attacks_of_opportunity": self.attacks_of_opportunity,
+            "maneuvers": {k: self.maneuvers[k] for k in MANEUVERS},
             "attack_origins": {
                 f"{dx},{dy}": n for (dx, dy), n in sorted(self.attack_origins.items())
             },
@@ -188,8 +190,9 @@ class Report:
         lines += [
             "",
             "| agent | rating | damage/round | attacks front / flank / side / rear / none "
-            "| flank+rear share | positional bonus share | sneak | AoO |",
-            "|---|---|---|---|---|---|---|---|",
+            "| flank+rear share | positional bonus share | sneak | AoO "
+            "| charge / withdraw / ready / readied hit |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for a in sorted(self.agents.values(), key=lambda r: -(r.rating_mu - 3 * r.rating_sigma)):
             counts = " / ".join(str(a.attacks[x]) for x in AREAS)
@@ -197,7 +200,8 @@ class Report:
             lines.append(
                 f"| {a.name} | {a.rating_mu - 3 * a.rating_sigma:.1f} | {dpr:.2f} | {counts} "
                 f"| {a.flank_or_rear_share:.2f} | {a.positional_bonus_share:.2f} "
-                f"| {a.sneak_attacks} | {a.attacks_of_opportunity} |"
+                f"| {a.sneak_attacks} | {a.attacks_of_opportunity} "
+                f"| {' / '.join(str(a.maneuvers[k]) for k in MANEUVERS)} |"
             )
         return "\n".join(lines) + "\n"
 
@@ -300,6 +304,7 @@ def _tally(
         r.bonus_attacks += s.bonus_attacks
         r.attacks_of_opportunity += s.attacks_of_opportunity
         r.attack_origins.update(s.attack_origins)
+        r.maneuvers.update(s.maneuvers)
 
 
 def plots(

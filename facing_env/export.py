@@ -94,7 +94,12 @@ def describe(e: Event, kind: GridKind) -> str:
     facing = names[e.facing] if e.facing is not None else "-"
     where = f"({e.pos[0]}, {e.pos[1]})" if e.pos is not None else ""
     if e.kind == "attack":
-        verb = {"aoo": "makes an attack of opportunity on", "cleave": "cleaves into"}
+        verb = {
+            "aoo": "makes an attack of opportunity on",
+            "cleave": "cleaves into",
+            "charge": "charges into",
+            "readied": "strikes with its readied attack at",
+        }
         text = f"{e.actor} {verb.get(e.attack_kind or '', 'attacks')} {e.target}"
         text += f" with {e.attack}: from its {e.defender_area or 'none'}, into the attacker's"
         text += f" {e.own_area or 'none'}, facing {e.facing_modifier:+d};"
@@ -107,7 +112,12 @@ def describe(e: Event, kind: GridKind) -> str:
         "initiative": f"initiative order: {e.actor}",
         "turn_start": f"round {e.round}: {e.actor}'s turn",
         "move": f"{e.actor} moves to {where} facing {facing} (cost {e.cost})",
-        "five_foot_step": f"{e.actor} takes a 5-foot step to {where}",
+        "five_foot_step": f"{e.actor} takes a 5-foot step to {where}"
+        + (" for an attack" if e.attack_kind == "traded" else ""),
+        "charge": f"{e.actor} charges {e.target} to {where} ({e.cost} squares)",
+        "withdraw": f"{e.actor} withdraws from {e.target} ({e.cost} squares of movement)",
+        "ready": f"{e.actor} readies an attack",
+        "trigger": f"{e.target} steps into {e.actor}'s reach at {where}: readied attack",
         "turn": f"{e.actor} turns to face {facing}",
         "run": f"{e.actor} runs ({e.cost} squares of movement)",
         "death": f"{e.actor} dies",

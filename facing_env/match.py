@@ -21,7 +21,12 @@ from facing_env.events import Event
 from facing_env.types import GridKind, Pos
 
 REPLAY_FORMAT = "facing_env.replay/1"
-CHOSEN_ATTACKS = ("attack", "cleave")
+CHOSEN_ATTACKS = ("attack", "cleave", "charge", "readied")
+"""Attack kinds a creature chose (a readied attack was chosen when it was readied); attacks
+of opportunity are not among them."""
+MANEUVERS = ("charge", "withdraw", "ready", "trigger")
+"""Event kinds of the tactical actions, counted per team (``trigger``: a readied attack
+that went off, counted for the readier)."""
 
 
 @dataclass
@@ -39,6 +44,8 @@ class TeamStats:
     kills: int = 0
     attack_origins: Counter[Pos] = field(default_factory=Counter)
     """Chosen attacks by the attacker's offset in the defender's frame (:func:`attack_origin`)."""
+    maneuvers: Counter[str] = field(default_factory=Counter)
+    """Charges, withdrawals, readied attacks and their triggers (:data:`MANEUVERS`)."""
 
 
 @dataclass
@@ -99,6 +106,9 @@ def team_stats(
     stats = {t: TeamStats() for t in dict.fromkeys(teams.values())}
     last_hit: dict[str, str] = {}
     for k, e in enumerate(events):
+        if e.kind in MANEUVERS and e.actor in teams:
+            stats[teams[e.actor]].maneuvers[e.kind] += 1
+            continue
         if e.kind == "death":
             killer = last_hit.get(e.actor)
             if killer is not None and teams[killer] != teams[e.actor]:

@@ -147,12 +147,12 @@ class ObservationLayout:
         """Number of values in the tactics part."""
         return self.n_slots * len(TACTICS) + len(TACTIC_SCALARS)
 
-    @property
+    @functools.cached_property
     def tactics_offset(self) -> int:
         """Index of the first value of the tactics part."""
         return self.window_size + self.table_size + len(SCALARS)
 
-    @property
+    @functools.cached_property
     def size(self) -> int:
         """Length of the whole vector."""
         return self.tactics_offset + self.tactics_size
@@ -479,23 +479,32 @@ def _fill_tactics(
     out: np.ndarray,
     acting: bool,
 ) -> None:
-    """The tactics part (:data:`TACTICS`, :data:`TACTIC_SCALARS`; all values in [0, 1])."""
-    t, s = layout.split_tactics(out)
+    """The tactics part (:data:`TACTICS`, :data:`TACTIC_SCALARS`; all values in [0, 1]),
+    written by flat index (see :meth:`ObservationLayout.split_tactics` for the shape)."""
+    at = layout.tactics_offset
+    n = len(TACTICS)
+    creatures = battle.creatures
+    alive = me.hp > 0
     for row, cid in enumerate(slots[: layout.n_slots]):
-        c = battle.creatures[cid]
+        c = creatures[cid]
         if c.hp <= 0:
             continue
-        t[row, 0] = c.readied
-        t[row, 1] = c.charging
-        t[row, 2] = c.player_character
-        if c.team != me.team and me.hp > 0:
-            t[row, 3] = bool(rules.charge_destinations(battle, me, c))
+        base = at + row * n
+        if c.readied:
+            out[base] = 1.0
+        if c.charging:
+            out[base + 1] = 1.0
+        if c.player_character:
+            out[base + 2] = 1.0
+        if alive and c.team != me.team and rules.charge_destinations(battle, me, c):
+            out[base + 3] = 1.0
     if acting:
         ts = battle.turn
-        s[0] = ts.withdrawing is not None
+        tail = at + layout.n_slots * n
+        out[tail] = ts.withdrawing is not None
         if engine._may_trade_step(battle, me):
             first = me.attacks[0]
-            s[1] = sum(1 for slot in ts.remaining if slot.attack is first) / 4.0
+            out[tail + 1] = sum(1 for slot in ts.remaining if slot.attack is first) / 4.0
 
 
 def _fill_table(

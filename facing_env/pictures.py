@@ -187,6 +187,8 @@ def _draw_legend(
         hp = f"hp {c.hp}/{c.max_hp}" if c.hp > 0 else "dead"
         facing = battle.facing_name(c) if battle.table(c) is not None else "-"
         text = f"{letters[c.id]} {c.id} {c.size.label} {facing} {hp}"
+        text += " readied" if c.readied and c.hp > 0 else ""
+        text += " charging" if c.charging and c.hp > 0 else ""
         draw.text((MARGIN + 12, yy), _text(text), fill=(20, 20, 20), font=_FONT)
 
 

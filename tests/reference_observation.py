@@ -50,6 +50,25 @@ def build(
     return out
 
 
+def _can_charge(battle: Battle, me: Creature, target: Creature) -> bool:
+    """EP-CHG-01 the plain way: some space within the mover's speed that ``charge_allowed``
+    accepts, every space of whose ``charge_path`` is on open ground and free of others."""
+    speed = rules.movement_allowance(battle, me, "charge")
+    x0, y0 = me.pos
+    for y in range(y0 - speed, y0 + speed + 1):
+        for x in range(x0 - speed, x0 + speed + 1):
+            if battle.in_bounds((x, y)) and rules.charge_allowed(battle, me, target, (x, y)):
+                path = rules.charge_path(battle, me, (x, y))
+                if all(
+                    battle.terrain_at(cell) not in (Terrain.BLOCKED, Terrain.PILLAR)
+                    and all(o == me.id for o in battle.occupants(cell))
+                    for q in path
+                    for cell in me.shape.cells(q)
+                ):
+                    return True
+    return False
+
+
 def _fill_tactics(
     battle: Battle, me: Creature, slots: list[str], out: np.ndarray, layout: ObservationLayout
 ) -> None:
@@ -63,11 +82,7 @@ def _fill_tactics(
             continue
         tactics[row] = (c.readied, c.charging, c.player_character, 0.0)
         if c.team != me.team and me.hp > 0:
-            tactics[row, 3] = any(
-                rules.charge_allowed(battle, me, c, (x, y))
-                for y in range(-battle.height, 2 * battle.height)
-                for x in range(-battle.width, 2 * battle.width)
-            )
+            tactics[row, 3] = _can_charge(battle, me, c)
     ts = battle.turn
     if ts is None or ts.actor != me.id or engine.actor(battle) is None:
         return

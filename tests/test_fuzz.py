@@ -33,7 +33,20 @@ from tests.env_play import SCENARIOS, masked_choice
 
 TURNS_PER_CASE = 1000  # whole episodes until at least this many: > 16,000 turns in all
 DICE = ("roll", "expected")
-LIVING_ACTS = {"turn_start", "move", "five_foot_step", "turn", "run", "attack"}
+LIVING_ACTS = {
+    "turn_start",
+    "move",
+    "five_foot_step",
+    "turn",
+    "run",
+    "attack",
+    "charge",
+    "withdraw",
+    "ready",
+    "trigger",
+}
+MANEUVERS = {"charge", "withdraw", "ready", "trigger"}
+"""The events of the tactical actions (env v1): random play must exercise every one."""
 
 
 def _snapshot(battle) -> dict[str, int]:
@@ -224,6 +237,23 @@ def test_random_masked_play_keeps_every_invariant(scenario, dice):
         env.reset(seed=seed)
         turns += play_episode(env, rng)
         seed += 1
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_random_play_charges_withdraws_and_readies(scenario):
+    """Random masked play exercises every tactical action on every scenario (each appears
+    as an event: a charge, a withdrawal, a readied attack and its trigger) with every
+    invariant of :func:`play_episode` holding."""
+    env = facing_env.env(scenario=scenario, dice="roll")
+    rng = np.random.default_rng([7, SCENARIOS.index(scenario)])
+    seen: set[str] = set()
+    for seed in range(200):
+        env.reset(seed=1000 + seed)
+        play_episode(env, rng)
+        seen |= {e.kind for e in env.unwrapped.events} & MANEUVERS
+        if seen == MANEUVERS:
+            return
+    pytest.fail(f"{scenario}: random play never produced {sorted(MANEUVERS - seen)}")
 
 
 def test_dead_agents_only_take_the_none_step():

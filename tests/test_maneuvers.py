@@ -283,3 +283,132 @@ def test_ep_5ft_02_trading_before_attacking_commits_to_the_full_attack():
     do(b, step5(S), step5(N))
     assert not b.turn.move_available and [s.penalty for s in b.turn.remaining] == [0, -5]
     assert not [a for a in legal(b) if a.kind == engine.MOVE]
+
+
+# -- the charge query against a brute-force reading of EP-CHG-01 ---------------------------
+
+
+def _brute_charge_allowed(battle, m, t, dest) -> bool:
+    """EP-CHG-01 read literally over the whole board (the query before env v1): 2 squares
+    to the speed; the destination the closest space from which m can attack; a free space;
+    a clear lane (``rules.movement._lane_clear``)."""
+    from facing_env.rules.movement import _lane_clear, _space_free
+
+    moved = battle.distance(m.pos, dest)
+    if moved < 2 or moved > m.speed // 5:
+        return False
+    reach = max((a.reach for a in m.attacks if not a.ranged), default=0) // 5
+    t_cells = battle.cells_of(t)
+
+    def can_attack_from(pos) -> bool:
+        return 0 < battle.cells_distance(m.shape.cells(pos), t_cells) <= reach
+
+    if not can_attack_from(dest) or not _space_free(battle, m, dest):
+        return False
+    closest = min(
+        battle.distance(m.pos, (x, y))
+        for y in range(-1, battle.height + 1)
+        for x in range(-battle.width, 2 * battle.width)
+        if battle.in_bounds((x, y)) and can_attack_from((x, y))
+    )
+    return moved == closest and _lane_clear(battle, m, dest)
+
+
+@pytest.mark.parametrize("scenario", ["duel", "hex_duel", "ogre", "skirmish", "dragon"])
+def test_charge_allowed_agrees_with_the_brute_force_reading(scenario):
+    """EP-CHG-01: ``charge_allowed`` (which searches only the spaces around the target)
+    answers as the whole-board reading for every destination, on random positions; every
+    allowed destination whose path (``charge_path``) is free is offered by
+    ``charge_destinations``, and no other."""
+    import numpy as np
+
+    from facing_env.scenario import load_scenario
+
+    rng = np.random.default_rng(3)
+    source = load_scenario(scenario)
+    checked = 0
+    for _ in range(12):
+        b = source.build(rng)
+        ids = list(b.creatures)
+        for cid in ids:  # scatter the creatures to random free spaces
+            c = b.creatures[cid]
+            for _try in range(50):
+                p = (int(rng.integers(b.width)), int(rng.integers(b.height)))
+                cells = c.shape.cells(p)
+                if all(
+                    b.in_bounds(x)
+                    and b.terrain_at(x).name in ("OPEN", "HAZARDOUS")
+                    and all(o == cid for o in b.occupants(x))
+                    for x in cells
+                ):
+                    b.place(c, p)
+                    break
+        for mid in ids:
+            for tid in ids:
+                m, t = b.creatures[mid], b.creatures[tid]
+                if m.team == t.team:
+                    continue
+                want = {
+                    (x, y)
+                    for y in range(b.height)
+                    for x in range(-b.width, 2 * b.width)
+                    if b.in_bounds((x, y)) and _brute_charge_allowed(b, m, t, (x, y))
+                }
+                got = {
+                    (x, y)
+                    for y in range(b.height)
+                    for x in range(-b.width, 2 * b.width)
+                    if b.in_bounds((x, y)) and rules.charge_allowed(b, mid, tid, (x, y))
+                }
+                assert got == want, (scenario, mid, tid)
+                free = {
+                    p
+                    for p in want
+                    if all(
+                        all(o == mid for o in b.occupants(cell))
+                        and b.terrain_at(cell).name not in ("BLOCKED", "PILLAR")
+                        for q in rules.charge_path(b, mid, p)
+                        for cell in m.shape.cells(q)
+                    )
+                }
+                assert set(rules.charge_destinations(b, mid, tid)) == free, (scenario, mid, tid)
+                checked += bool(want)
+    assert checked > 0
+
+
+def test_replays_and_pictures_name_the_new_events():
+    """The replay log (``export.describe``, also the HTML viewer's log) and the rgb frames'
+    attack label name charges, withdrawals, readied attacks and their triggers."""
+    from facing_env import canvas, export
+    from facing_env.events import Event
+    from facing_env.types import GridKind
+
+    sq = GridKind.SQUARE
+    assert export.describe(Event("charge", "A", "B", pos=(3, 0), cost=3), sq) == (
+        "A charges B to (3, 0) (3 squares)"
+    )
+    assert export.describe(Event("withdraw", "A", "B", cost=6), sq) == (
+        "A withdraws from B (6 squares of movement)"
+    )
+    assert export.describe(Event("ready", "A"), sq) == "A readies an attack"
+    assert export.describe(Event("trigger", "A", "B", pos=(1, 0)), sq) == (
+        "B steps into A's reach at (1, 0): readied attack"
+    )
+    step = Event("five_foot_step", "A", pos=(1, 1), attack_kind="traded")
+    assert export.describe(step, sq) == "A takes a 5-foot step to (1, 1) for an attack"
+    hit = Event("attack", "A", "B", attack_kind="charge", defender_area="front")
+    assert canvas.attack_label(hit) == "charge front +0"
+    assert export.describe(hit, sq).startswith("A charges into B with")
+
+
+def test_the_hex_line_of_a_charge_is_the_same_wherever_it_is_drawn():
+    """EP-CHG-01 on the hex grid: the lane and path of a charge depend on the offset between
+    the two spaces only (this placement once gave a different line at (1, 2) than at the
+    origin, from floating-point ties)."""
+    from facing_env.rules.movement import _hex_line
+
+    for a in [(0, 0), (1, 2), (4, -3), (-2, 5)]:
+        for d in [(3, 1), (2, 2), (-3, 1), (1, -4), (4, 0)]:
+            line = _hex_line(a, (a[0] + d[0], a[1] + d[1]))
+            assert [(q - a[0], r - a[1]) for q, r in line] == _hex_line((0, 0), d)
+    assert _hex_line((1, 2), (4, 3)) == [(1, 2), (2, 2), (2, 3), (3, 3), (4, 3)]

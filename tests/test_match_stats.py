@@ -52,3 +52,27 @@ def test_positional_bonus_share_rolls_up():
     assert r.flank_or_rear_share == 0.4
     assert r.to_dict()["positional_bonus_share"] == 0.4
     assert AgentResult("idle").positional_bonus_share == 0.0
+
+
+def test_charges_withdrawals_and_readied_attacks_are_counted():
+    """Env v1: a charge's attack and a readied attack are chosen attacks (by defender area);
+    the charge, withdraw, ready and trigger events are counted for the team that made them
+    (a trigger for the readier) and rolled up per agent."""
+    events = [
+        Event("charge", "a", "b", pos=(3, 0), cost=3),
+        _attack("front", 0, kind="charge", damage=4),
+        Event("ready", "b"),
+        Event("withdraw", "a", "b", cost=6),
+        Event("trigger", "b", "a", pos=(1, 0)),
+        Event("attack", "b", "a", attack_kind="readied", defender_area="flank", hit=True, damage=2),
+        Event("ready", "a"),
+    ]
+    stats = team_stats(events, TEAMS)
+    red, blue = stats["red"], stats["blue"]
+    assert dict(red.maneuvers) == {"charge": 1, "withdraw": 1, "ready": 1}
+    assert dict(blue.maneuvers) == {"ready": 1, "trigger": 1}
+    assert dict(red.attacks) == {"front": 1} and dict(blue.attacks) == {"flank": 1}
+    assert (red.damage_dealt, blue.damage_dealt) == (4, 2)
+    agent = AgentResult("aggressive")
+    agent.maneuvers.update(red.maneuvers)
+    assert agent.to_dict()["maneuvers"] == {"charge": 1, "withdraw": 1, "ready": 1, "trigger": 0}

@@ -15,11 +15,21 @@ EP-CHG-01, EP-CHG-02, EP-WDR-01. Interpretation choices (``docs/rules.md``):
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Sequence
 
 from facing_env import geometry
 from facing_env.battle import Battle, Creature
-from facing_env.rules.movement import _hex_line, _lane_clear, _space_free, movement_allowance
+from facing_env.geometry import Shape
+from facing_env.rules.movement import (
+    _CHARGE_LANE,
+    _IMPASSABLE,
+    _hex_line,
+    _lane_cells,
+    _lane_clear,
+    _space_free,
+    movement_allowance,
+)
 from facing_env.rules.opportunity import melee_reach, threatened_cells
 from facing_env.tables import FEET_PER_SQUARE, MIN_CHARGE_SQUARES
 from facing_env.types import GridKind, Pos
@@ -61,28 +71,116 @@ def charge_allowed(
 def charge_destinations(battle: Battle, mover: str | Creature, target: str | Creature) -> list[Pos]:
     """Every space a charge against ``target`` may end in (EP-CHG-01), best first (see the
     module docstring), with every position of :func:`charge_path` free; empty when the
-    mover cannot charge that creature from where it is. A quick bound on the distance
-    between the two spaces comes first."""
+    mover cannot charge that creature from where it is.
+
+    Everything is read relative to the mover's anchor: the geometry of the charges from
+    :func:`_relative_candidates` (translation invariant, cached, and kept by the battle per
+    pair of creatures and offset), the board's blocking and slowing cells from
+    :func:`_terrain_near` (kept by the battle per anchor), the other creatures' squares as
+    they stand. The answer is kept per pair until a creature moves or drops
+    (``Battle.placement_version``).
+    """
     m, t = battle.creature(mover), battle.creature(target)
-    dests = [
-        p
-        for p in _charge_ends(battle, m, t)
-        if all(_space_free(battle, m, q) for q in charge_path(battle, m, p))
-    ]
-    return sorted(dests, key=lambda p: _preference(battle, m, t, p))
+    if m is t or t.hp <= 0 or m.hp <= 0:
+        return []
+    known = battle._charges.get((m.id, t.id))
+    version = battle.placement_version
+    if known is not None and known[0] == version and known[1] == m.pos and known[2] == t.pos:
+        return list(known[3])
+    found = _destinations(battle, m, t)
+    battle._charges[(m.id, t.id)] = (version, m.pos, t.pos, tuple(found))
+    return found
+
+
+def _destinations(battle: Battle, m: Creature, t: Creature) -> list[Pos]:
+    """:func:`charge_destinations` of a placement not seen since the last change."""
+    mx, my = m.pos
+    offset = (t.pos[0] - mx, t.pos[1] - my)
+    pair = battle._charge_geometry.get((m.id, t.id))
+    if pair is None:
+        pair = battle._charge_geometry[(m.id, t.id)] = {}
+    relative = pair.get(offset)
+    if relative is None:
+        relative = pair[offset] = _relative_candidates(
+            battle.kind,
+            battle.diagonal_rule,
+            m.shape,
+            melee_reach(m) // FEET_PER_SQUARE,
+            movement_allowance(battle, m, "charge"),
+            t.shape,
+            offset[0],
+            offset[1],
+        )
+    if not relative:
+        return []
+    terrain = battle._terrain_map  # the board's cells; anything else is off the board
+    blocked, slowing = _terrain_near(battle, m.pos)
+    occupied: set[Pos] | None = None
+    square = battle.kind is GridKind.SQUARE
+    out: list[Pos] = []
+    closest = -1
+    for distance, (dx, dy), space, path, lane, route in relative:
+        dest = (mx + dx, my + dy)
+        if dest not in terrain:
+            continue
+        if closest < 0:
+            closest = distance
+            if distance < MIN_CHARGE_SQUARES:
+                return []
+        elif distance > closest:
+            break
+        # the board is convex: a destination space on it keeps the whole square route on it
+        cells = (space if len(space) > 1 else ()) if square else route
+        if any((mx + x, my + y) not in terrain for x, y in cells):
+            continue
+        if not (path.isdisjoint(blocked) and lane.isdisjoint(slowing)):
+            continue
+        if occupied is None:
+            occupied = set()
+            for c in battle.creatures.values():
+                if c.hp > 0 and c is not m:
+                    for x, y in c.shape.cells(c.pos):
+                        occupied.add((x - mx, y - my))
+        if route.isdisjoint(occupied):
+            out.append(dest)
+    return out
+
+
+def _terrain_near(battle: Battle, anchor: Pos) -> tuple[frozenset[Pos], frozenset[Pos]]:
+    """The board's cells that block movement, and those a charge lane may not cross
+    (anything but open or hazardous ground, EP-CHG-01, EP-TER-05), relative to
+    ``anchor``; kept by the battle per anchor (its terrain is fixed)."""
+    memo = battle._charge_terrain
+    found = memo.get(anchor)
+    if found is None:
+        ax, ay = anchor
+        blocked = []
+        slowing = []
+        for (x, y), kind in battle._terrain_map.items():
+            if kind not in _CHARGE_LANE:
+                slowing.append((x - ax, y - ay))
+                if kind in _IMPASSABLE:
+                    blocked.append((x - ax, y - ay))
+        found = memo[anchor] = (frozenset(blocked), frozenset(slowing))
+    return found
+
+
+def _within_bounds(battle: Battle, m: Creature, t: Creature) -> bool:
+    """The quick bound: a charge needs the target more than one square beyond the mover's
+    reach and within twice its speed plus reach (loose: the exact test follows)."""
+    reach = melee_reach(m) // FEET_PER_SQUARE
+    speed = m.speed // FEET_PER_SQUARE
+    if reach <= 0 or speed < MIN_CHARGE_SQUARES:
+        return False
+    gap = battle.cells_distance(battle.cells_of(m), battle.cells_of(t))
+    return reach + 1 - _diagonal_slack(battle) < gap <= 2 * (speed + reach + 1)
 
 
 def _charge_ends(battle: Battle, m: Creature, t: Creature) -> list[Pos]:
     """The spaces :func:`charge_allowed` accepts, in scan order."""
-    if m is t or t.hp <= 0 or m.hp <= 0:
+    if m is t or t.hp <= 0 or m.hp <= 0 or not _within_bounds(battle, m, t):
         return []
-    reach = melee_reach(m) // FEET_PER_SQUARE
     allowance = movement_allowance(battle, m, "charge")
-    if reach <= 0 or allowance < MIN_CHARGE_SQUARES:
-        return []
-    gap = battle.cells_distance(battle.cells_of(m), battle.cells_of(t))
-    if gap <= reach + 1 - _diagonal_slack(battle) or gap > 2 * (allowance + reach + 1):
-        return []
     found = _attack_positions(battle, m, t)
     if not found:
         return []
@@ -104,26 +202,74 @@ def _diagonal_slack(battle: Battle) -> int:
     return 1 if battle.kind is GridKind.SQUARE and battle.diagonal_rule == "alternating" else 0
 
 
-def _preference(battle: Battle, m: Creature, t: Creature, p: Pos) -> tuple[float, float, int, int]:
-    """Sort key of a destination: straightest (the angle between the charge and the line to
-    the target's centre), then nearest the target's centre, then north to south, west to east."""
-    ax, ay = m.shape.centre_at(m.pos)
-    bx, by = m.shape.centre_at(p)
-    tx, ty = t.shape.centre_at(t.pos)
+@lru_cache(maxsize=1 << 16)
+def _relative_candidates(
+    kind: GridKind,
+    diagonal_rule: str,
+    shape: Shape,
+    reach: int,
+    allowance: int,
+    t_shape: Shape,
+    dx: int,
+    dy: int,
+) -> tuple[tuple[int, Pos, frozenset[Pos], frozenset[Pos], frozenset[Pos], frozenset[Pos]], ...]:
+    """For a mover of ``shape`` at (0, 0) and a target of ``t_shape`` at ``(dx, dy)``: every
+    anchor within ``allowance`` squares from which the mover's reach covers a target
+    square without sharing one, as (distance, anchor, the squares of its space there,
+    the squares of every space of its path (:func:`charge_path`), the squares its lane
+    crosses, the union of the two), nearest first, then best first (:func:`_preference`).
+    Empty when the mover
+    can attack from where it stands. A pure function of its arguments (both grids are
+    translation invariant), hence the cache."""
+    origin = (0, 0)
+    t_cells = t_shape.cells((dx, dy))
+    if 0 < geometry.cells_distance(kind, shape.cells(origin), t_cells, diagonal_rule) <= reach:
+        return ()  # it can attack from where it stands: the closest space is its own
+    xs = [c[0] for c in t_cells]
+    ys = [c[1] for c in t_cells]
+    ox = [o[0] for o in shape.offsets]
+    oy = [o[1] for o in shape.offsets]
+    found: list = []
+    for y in range(min(ys) - max(oy) - reach, max(ys) - min(oy) + reach + 1):
+        for x in range(min(xs) - max(ox) - reach, max(xs) - min(ox) + reach + 1):
+            p = (x, y)
+            gap = geometry.cells_distance(kind, shape.cells(p), t_cells, diagonal_rule)
+            moved = geometry.cell_distance(kind, origin, p, diagonal_rule)
+            if 0 < gap <= reach and moved <= allowance:
+                path = frozenset(c for q in (p, *_line(kind, origin, p)) for c in shape.cells(q))
+                lane = frozenset(_lane_cells(kind, shape, origin, p))
+                rank = _preference(shape, t_shape, (dx, dy), p)
+                found.append((moved, rank, p, frozenset(shape.cells(p)), path, lane))
+    found.sort(key=lambda f: (f[0], f[1], f[2][1], f[2][0]))
+    return tuple(
+        (moved, p, space, path, lane, path | lane) for moved, _, p, space, path, lane in found
+    )
+
+
+def _preference(shape: Shape, t_shape: Shape, t_pos: Pos, p: Pos) -> tuple[float, float]:
+    """Sort key among equally close destinations of a mover at (0, 0): straightest (the
+    angle between the charge and the line to the target's centre), then nearest the
+    target's centre (then north to south, west to east, by the caller's stable order)."""
+    ax, ay = shape.centre_at((0, 0))
+    bx, by = shape.centre_at(p)
+    tx, ty = t_shape.centre_at(t_pos)
     bend = geometry.vector_angle(bx - ax, by - ay) - geometry.vector_angle(tx - ax, ty - ay)
-    turn = abs(geometry._norm180(bend))
-    return (round(turn, 6), round(math.hypot(tx - bx, ty - by), 6), p[1], p[0])
+    return (round(abs(geometry._norm180(bend)), 6), round(math.hypot(tx - bx, ty - by), 6))
 
 
 def charge_path(battle: Battle, mover: str | Creature, destination: Sequence[int]) -> list[Pos]:
     """The anchor positions a charge passes through after its start, ending at
     ``destination``: one square at a time along the straight line between the two
-    positions (square grid: rounded half away from the start; hex: the hex line)."""
+    positions (square grid: rounded half toward the start; hex: the hex line)."""
     m = battle.creature(mover)
-    dest = (int(destination[0]), int(destination[1]))
-    if battle.kind is GridKind.HEX:
-        return _hex_line(m.pos, dest)[1:]
-    (x0, y0), (x1, y1) = m.pos, dest
+    return _line(battle.kind, m.pos, (int(destination[0]), int(destination[1])))
+
+
+def _line(kind: GridKind, start: Pos, dest: Pos) -> list[Pos]:
+    """The positions after ``start`` of a straight walk to ``dest`` (see :func:`charge_path`)."""
+    if kind is GridKind.HEX:
+        return _hex_line(start, dest)[1:]
+    (x0, y0), (x1, y1) = start, dest
     n = max(abs(x1 - x0), abs(y1 - y0))
     return [
         (x0 + _round_half(x1 - x0, i, n), y0 + _round_half(y1 - y0, i, n)) for i in range(1, n + 1)

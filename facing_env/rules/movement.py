@@ -298,16 +298,18 @@ def step_cost(
     )
 
 
+_MODES = {m.value: m for m in MoveMode} | {m: m for m in MoveMode}
+
+
 def movement_allowance(battle: Battle, creature: str | Creature, mode: str = "walk") -> int:
     """Squares a creature may move: speed (walk, withdraw, charge), x2 for a double move
     (EP-DBL-01), x4 running or x3 in heavy armour (EP-RUN-01, IC-13; not EP-RUN-02's x5),
     1 for a 5-foot step."""
     c = battle.creature(creature)
-    try:
-        move = MoveMode(mode)
-    except ValueError:
+    move = _MODES.get(mode) if isinstance(mode, (str, MoveMode)) else None
+    if move is None:
         names = ", ".join(x.value for x in MoveMode)
-        raise RulesQueryError(f"unknown movement mode {mode!r}; expected one of {names}") from None
+        raise RulesQueryError(f"unknown movement mode {mode!r}; expected one of {names}")
     squares = c.speed // FEET_PER_SQUARE
     if move is MoveMode.DOUBLE_MOVE:
         return squares * DOUBLE_MOVE_MULTIPLIER
@@ -329,24 +331,29 @@ def _space_free(battle: Battle, m: Creature, pos: Pos, *, stepover: bool = False
     return True
 
 
-def _lane_clear(battle: Battle, m: Creature, dest: Pos) -> bool:
-    """No blocking/slowing terrain or creature on the straight line (EP-CHG-01); hazardous
-    terrain does neither (EP-TER-05)."""
-    if battle.kind is GridKind.HEX:
-        cells = _hex_line(m.pos, dest)
+def _lane_cells(kind: GridKind, shape: Shape, start: Pos, dest: Pos) -> list[Pos]:
+    """The cells the straight line of a charge of a ``shape`` from ``start`` to ``dest``
+    crosses, its own space at ``start`` excepted (EP-CHG-01): the line between the centres
+    of each square of its footprint (square grid), or the hex line (hex grid)."""
+    if kind is GridKind.HEX:
+        cells = _hex_line(start, dest)
     else:
-        a, b = m.shape.centre_at(m.pos), m.shape.centre_at(dest)
+        a, b = shape.centre_at(start), shape.centre_at(dest)
         cells = []
-        for ox, oy in m.shape.offsets:
-            cx, cy = m.shape.centroid
+        cx, cy = shape.centroid
+        for ox, oy in shape.offsets:
             shift = (ox + 0.5 - cx, oy + 0.5 - cy)
             p = (a[0] + shift[0], a[1] + shift[1])
             q = (b[0] + shift[0], b[1] + shift[1])
             cells.extend(geometry.iter_line_cells(p, q))
-    own = set(m.shape.cells(m.pos))
-    for cell in cells:
-        if cell in own:
-            continue
+    own = set(shape.cells(start))
+    return [cell for cell in cells if cell not in own]
+
+
+def _lane_clear(battle: Battle, m: Creature, dest: Pos) -> bool:
+    """No blocking/slowing terrain or creature on the straight line (EP-CHG-01); hazardous
+    terrain does neither (EP-TER-05)."""
+    for cell in _lane_cells(battle.kind, m.shape, m.pos, dest):
         if battle.terrain_at(cell) not in _CHARGE_LANE:
             return False
         if any(o != m.id for o in battle.occupants(cell)):
@@ -355,12 +362,15 @@ def _lane_clear(battle: Battle, m: Creature, dest: Pos) -> bool:
 
 
 def _hex_line(a: Pos, b: Pos) -> list[Pos]:
+    """The hexes of the straight line from ``a`` to ``b`` (cube rounding, nudged off the
+    ties), computed from ``a`` so that it is the same line wherever it is drawn."""
     n = geometry.hex_distance(a, b)
+    dq0, dr0 = b[0] - a[0], b[1] - a[1]
     out = []
     for i in range(n + 1):
         t = i / max(n, 1)
-        q = a[0] + (b[0] - a[0]) * t + 1e-6
-        r = a[1] + (b[1] - a[1]) * t + 1e-6
+        q = dq0 * t + 1e-6
+        r = dr0 * t + 1e-6
         s = -q - r
         rq, rr, rs = round(q), round(r), round(s)
         dq, dr, ds = abs(rq - q), abs(rr - r), abs(rs - s)
@@ -368,7 +378,7 @@ def _hex_line(a: Pos, b: Pos) -> list[Pos]:
             rq = -rr - rs
         elif dr > ds:
             rr = -rq - rs
-        out.append((rq, rr))
+        out.append((a[0] + rq, a[1] + rr))
     return out
 
 
