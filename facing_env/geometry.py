@@ -86,8 +86,7 @@ class Shape:
     @property
     def centroid(self) -> tuple[float, float]:
         """Centre of the space in Cartesian units (y grows south), relative to ``pos``."""
-        pts = [cell_centre(self.kind, o) for o in self.offsets]
-        return (sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts))
+        return _centroid(self.kind, self.offsets)
 
     @property
     def is_triangle(self) -> bool:
@@ -214,6 +213,13 @@ def footprint_distance(kind: GridKind, a: Shape, b: Shape, offset: Pos, diagonal
 
 
 # -- Shapes ---------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1024)
+def _centroid(kind: GridKind, offsets: tuple[Pos, ...]) -> tuple[float, float]:
+    """:attr:`Shape.centroid`, computed once per footprint."""
+    pts = [cell_centre(kind, o) for o in offsets]
+    return (sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts))
 
 
 def _square_shape(side: int) -> Shape:

@@ -233,17 +233,29 @@ def _relative_candidates(
     for y in range(min(ys) - max(oy) - reach, max(ys) - min(oy) + reach + 1):
         for x in range(min(xs) - max(ox) - reach, max(xs) - min(ox) + reach + 1):
             p = (x, y)
-            gap = geometry.cells_distance(kind, shape.cells(p), t_cells, diagonal_rule)
             moved = geometry.cell_distance(kind, origin, p, diagonal_rule)
-            if 0 < gap <= reach and moved <= allowance:
-                path = frozenset(c for q in (p, *_line(kind, origin, p)) for c in shape.cells(q))
-                lane = frozenset(_lane_cells(kind, shape, origin, p))
+            if moved > allowance:
+                continue
+            offset = (dx - x, dy - y)
+            gap = geometry.footprint_distance(kind, shape, t_shape, offset, diagonal_rule)
+            if 0 < gap <= reach:
                 rank = _preference(shape, t_shape, (dx, dy), p)
-                found.append((moved, rank, p, frozenset(shape.cells(p)), path, lane))
+                found.append((moved, rank, p, *_route(kind, shape, p)))
     found.sort(key=lambda f: (f[0], f[1], f[2][1], f[2][0]))
-    return tuple(
-        (moved, p, space, path, lane, path | lane) for moved, _, p, space, path, lane in found
-    )
+    return tuple((f[0], f[2], *f[3:]) for f in found)
+
+
+@lru_cache(maxsize=1 << 16)
+def _route(
+    kind: GridKind, shape: Shape, p: Pos
+) -> tuple[frozenset[Pos], frozenset[Pos], frozenset[Pos], frozenset[Pos]]:
+    """A charge of a ``shape`` from (0, 0) to ``p``: the squares of its space at ``p``, of
+    every space of its path (:func:`charge_path`), of its lane, and of the last two
+    together (the same for every target: cached apart from :func:`_relative_candidates`)."""
+    origin = (0, 0)
+    path = frozenset(c for q in (p, *_line(kind, origin, p)) for c in shape.cells(q))
+    lane = frozenset(_lane_cells(kind, shape, origin, p))
+    return frozenset(shape.cells(p)), path, lane, path | lane
 
 
 def _preference(shape: Shape, t_shape: Shape, t_pos: Pos, p: Pos) -> tuple[float, float]:
