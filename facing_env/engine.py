@@ -423,12 +423,9 @@ def _add_maneuvers(battle: Battle, c: Creature, legal: list[Action]) -> None:
     if _check_ready(battle, c, None) is None:
         legal.append(_READY)
     if _full_round_fresh(battle) and c.speed >= FEET_PER_SQUARE:
-        for e in battle.creatures.values():
-            if e.hp > 0 and e.team != c.team and rules.charge_destinations(battle, c, e):
-                legal.append(_charge_action(e.id))
-        for e in battle.creatures.values():
-            if e.hp > 0 and e.team != c.team and rules.may_withdraw_from(battle, c, e):
-                legal.append(_withdraw_action(e.id))
+        foes = [e for e in battle.creatures.values() if e.hp > 0 and e.team != c.team]
+        legal.extend(_charge_action(e.id) for e in foes if rules.charge_destinations(battle, c, e))
+        legal.extend(_withdraw_action(e.id) for e in foes if rules.may_withdraw_from(battle, c, e))
 
 
 def _withdraw_keeps(battle: Battle, c: Creature, a: Action) -> bool:
@@ -595,7 +592,7 @@ def _step(
     if cost > movement_capacity(battle):
         return None, f"not enough movement left (needs {cost}, has {movement_capacity(battle)})"
     if ts.withdrawing is not None and not rules.withdraw_step_allowed(
-        battle, c, ts.withdrawing, (c.pos[0] + vec[0], c.pos[1] + vec[1])
+        battle, c, ts.withdrawing, _destination(battle, c, d)
     ):
         return None, f"a withdrawal must move further from {ts.withdrawing} (EP-WDR-01)"
     return cost, None
@@ -693,6 +690,17 @@ def slot_reaches(battle: Battle, c: Creature, target: Creature, slot: AttackSlot
             if min(battle.distance(cell, o) for o in own) * FEET_PER_SQUARE <= feet
         )
     return True
+
+
+def _melee_slot(battle: Battle, attacker: Creature, defender: Creature) -> AttackSlot | None:
+    """The first melee attack of ``attacker`` that reaches ``defender`` (no iterative
+    penalty): the attack of opportunity, a readied attack, the attack of a charge."""
+    for a in attacker.attacks:
+        if not a.ranged:
+            slot = AttackSlot(a, 0)
+            if slot_reaches(battle, attacker, defender, slot):
+                return slot
+    return None
 
 
 def _usable_slot(battle: Battle, c: Creature, target: Creature) -> AttackSlot | None:
@@ -975,14 +983,7 @@ def _readied_attacks(battle: Battle, mover: Creature, dice: Dice) -> list[Event]
     for e in battle.creatures.values():
         if not e.readied or e.hp <= 0 or e.team == mover.team:
             continue
-        slot = next(
-            (
-                AttackSlot(a, 0)
-                for a in e.attacks
-                if not a.ranged and slot_reaches(battle, e, mover, AttackSlot(a, 0))
-            ),
-            None,
-        )
+        slot = _melee_slot(battle, e, mover)
         if slot is None or not rules.can_ready_against(battle, e, mover):
             continue
         e.readied = False
@@ -1027,14 +1028,7 @@ def _apply_charge(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[
             return events
     if _turnable(battle, c):
         c.facing = toward_creature(battle, c, target)
-    slot = next(
-        (
-            AttackSlot(a, 0)
-            for a in c.attacks
-            if not a.ranged and slot_reaches(battle, c, target, AttackSlot(a, 0))
-        ),
-        None,
-    )
+    slot = _melee_slot(battle, c, target)
     if slot is None:
         return events
     ts.attacks_made = 1
@@ -1165,14 +1159,7 @@ def _opportunity_attacks(
         allowed = 1 + (max(0, e.dex_modifier) if e.has_feat("Combat Reflexes") else 0)
         if eid in ts.provoked or init.aoo_used.get(eid, 0) >= allowed:
             continue
-        slot = next(
-            (
-                AttackSlot(a, 0)
-                for a in e.attacks
-                if not a.ranged and slot_reaches(battle, e, mover, AttackSlot(a, 0))
-            ),
-            None,
-        )
+        slot = _melee_slot(battle, e, mover)
         if slot is None:
             continue
         ts.provoked.add(eid)

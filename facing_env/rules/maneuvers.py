@@ -26,34 +26,11 @@ from facing_env.rules.movement import (
     _IMPASSABLE,
     _hex_line,
     _lane_cells,
-    _lane_clear,
-    _space_free,
     movement_allowance,
 )
 from facing_env.rules.opportunity import melee_reach, threatened_cells
 from facing_env.tables import FEET_PER_SQUARE, MIN_CHARGE_SQUARES
 from facing_env.types import GridKind, Pos
-
-
-def _attack_positions(battle: Battle, m: Creature, t: Creature) -> list[Pos]:
-    """Every on-board anchor from which ``m``'s melee reach covers a square of ``t`` without
-    sharing one (the spaces EP-CHG-01 measures "closest" among)."""
-    reach = melee_reach(m) // FEET_PER_SQUARE
-    t_cells = battle.cells_of(t)
-    offsets = m.shape.offsets
-    xs = [c[0] for c in t_cells]
-    ys = [c[1] for c in t_cells]
-    ox = [o[0] for o in offsets]
-    oy = [o[1] for o in offsets]
-    out = []
-    for y in range(min(ys) - max(oy) - reach, max(ys) - min(oy) + reach + 1):
-        for x in range(min(xs) - max(ox) - reach, max(xs) - min(ox) + reach + 1):
-            p = (x, y)
-            if not battle.in_bounds(p):
-                continue
-            if 0 < battle.cells_distance(m.shape.cells(p), t_cells) <= reach:
-                out.append(p)
-    return out
 
 
 def charge_allowed(
@@ -65,7 +42,9 @@ def charge_allowed(
     no blocking, difficult or impeded terrain and no creature (even an ally)."""
     m, t = battle.creature(mover), battle.creature(target)
     dest = (int(destination[0]), int(destination[1]))
-    return dest in _charge_ends(battle, m, t)
+    if m is t or t.hp <= 0 or m.hp <= 0:
+        return False
+    return dest in _destinations(battle, m, t, whole_path=False)
 
 
 def charge_destinations(battle: Battle, mover: str | Creature, target: str | Creature) -> list[Pos]:
@@ -92,8 +71,12 @@ def charge_destinations(battle: Battle, mover: str | Creature, target: str | Cre
     return found
 
 
-def _destinations(battle: Battle, m: Creature, t: Creature) -> list[Pos]:
-    """:func:`charge_destinations` of a placement not seen since the last change."""
+def _destinations(
+    battle: Battle, m: Creature, t: Creature, *, whole_path: bool = True
+) -> list[Pos]:
+    """:func:`charge_destinations` of a placement not seen since the last change; with
+    ``whole_path`` False, :func:`charge_allowed`'s reading (the destination's space and
+    the lane must be free, not every space of the path)."""
     mx, my = m.pos
     offset = (t.pos[0] - mx, t.pos[1] - my)
     pair = battle._charge_geometry.get((m.id, t.id))
@@ -133,6 +116,8 @@ def _destinations(battle: Battle, m: Creature, t: Creature) -> list[Pos]:
         cells = (space if len(space) > 1 else ()) if square else route
         if any((mx + x, my + y) not in terrain for x, y in cells):
             continue
+        if not whole_path:
+            path, route = space, space | lane
         if not (path.isdisjoint(blocked) and lane.isdisjoint(slowing)):
             continue
         if occupied is None:
@@ -163,43 +148,6 @@ def _terrain_near(battle: Battle, anchor: Pos) -> tuple[frozenset[Pos], frozense
                     blocked.append((x - ax, y - ay))
         found = memo[anchor] = (frozenset(blocked), frozenset(slowing))
     return found
-
-
-def _within_bounds(battle: Battle, m: Creature, t: Creature) -> bool:
-    """The quick bound: a charge needs the target more than one square beyond the mover's
-    reach and within twice its speed plus reach (loose: the exact test follows)."""
-    reach = melee_reach(m) // FEET_PER_SQUARE
-    speed = m.speed // FEET_PER_SQUARE
-    if reach <= 0 or speed < MIN_CHARGE_SQUARES:
-        return False
-    gap = battle.cells_distance(battle.cells_of(m), battle.cells_of(t))
-    return reach + 1 - _diagonal_slack(battle) < gap <= 2 * (speed + reach + 1)
-
-
-def _charge_ends(battle: Battle, m: Creature, t: Creature) -> list[Pos]:
-    """The spaces :func:`charge_allowed` accepts, in scan order."""
-    if m is t or t.hp <= 0 or m.hp <= 0 or not _within_bounds(battle, m, t):
-        return []
-    allowance = movement_allowance(battle, m, "charge")
-    found = _attack_positions(battle, m, t)
-    if not found:
-        return []
-    closest = min(battle.distance(m.pos, p) for p in found)
-    if closest < MIN_CHARGE_SQUARES or closest > allowance:
-        return []
-    return [
-        p
-        for p in found
-        if battle.distance(m.pos, p) == closest
-        and _space_free(battle, m, p)
-        and _lane_clear(battle, m, p)
-    ]
-
-
-def _diagonal_slack(battle: Battle) -> int:
-    """Under the alternating diagonal rule a space two squares away may lie one square
-    nearer by cells (a second diagonal costs 2), so the quick bound is one looser."""
-    return 1 if battle.kind is GridKind.SQUARE and battle.diagonal_rule == "alternating" else 0
 
 
 @lru_cache(maxsize=1 << 16)
