@@ -59,15 +59,17 @@ def charge_destinations(battle: Battle, mover: str | Creature, target: str | Cre
     they stand. The answer is kept per pair until a creature moves or drops
     (``Battle.placement_version``).
     """
-    m, t = battle.creature(mover), battle.creature(target)
+    m = mover if type(mover) is Creature else battle.creature(mover)
+    t = target if type(target) is Creature else battle.creature(target)
     if m is t or t.hp <= 0 or m.hp <= 0:
         return []
-    known = battle._charges.get((m.id, t.id))
+    key = (m.id, t.id)
+    known = battle._charges.get(key)
     version = battle.placement_version
     if known is not None and known[0] == version and known[1] == m.pos and known[2] == t.pos:
         return list(known[3])
     found = _destinations(battle, m, t)
-    battle._charges[(m.id, t.id)] = (version, m.pos, t.pos, tuple(found))
+    battle._charges[key] = (version, m.pos, t.pos, tuple(found))
     return found
 
 
@@ -98,7 +100,7 @@ def _destinations(
         return []
     terrain = battle._terrain_map  # the board's cells; anything else is off the board
     blocked, slowing = _terrain_near(battle, m.pos)
-    occupied: set[Pos] | None = None
+    occupied: frozenset[Pos] | None = None
     square = battle.kind is GridKind.SQUARE
     out: list[Pos] = []
     closest = -1
@@ -121,14 +123,29 @@ def _destinations(
         if not (path.isdisjoint(blocked) and lane.isdisjoint(slowing)):
             continue
         if occupied is None:
-            occupied = set()
-            for c in battle.creatures.values():
-                if c.hp > 0 and c is not m:
-                    for x, y in c.shape.cells(c.pos):
-                        occupied.add((x - mx, y - my))
+            occupied = _occupied_near(battle, m)
         if route.isdisjoint(occupied):
             out.append(dest)
     return out
+
+
+def _occupied_near(battle: Battle, m: Creature) -> frozenset[Pos]:
+    """The squares of every other living creature, relative to ``m``'s anchor; kept by
+    the battle for the current placement (shared by every target of ``m``)."""
+    key = ("occupied", m.id)
+    known = battle._charges.get(key)
+    version = battle.placement_version
+    if known is not None and known[0] == version and known[1] == m.pos:
+        return known[2]  # type: ignore[no-any-return]
+    mx, my = m.pos
+    occupied = frozenset(
+        (x - mx, y - my)
+        for c in battle.creatures.values()
+        if c.hp > 0 and c is not m
+        for x, y in c.shape.cells(c.pos)
+    )
+    battle._charges[key] = (version, m.pos, occupied)
+    return occupied
 
 
 def _terrain_near(battle: Battle, anchor: Pos) -> tuple[frozenset[Pos], frozenset[Pos]]:
