@@ -37,8 +37,11 @@ except ImportError as exc:  # pragma: no cover - the message is the point
     ) from exc
 
 from facing_env.agents.learned import PolicyAgent
+from facing_env.env import raw_env
 from facing_env.evaluate import Report, evaluate, image_links, plots
+from facing_env.league import League
 from facing_env.match import Agent
+from facing_env.policies import entity_policy_kwargs
 from facing_env.scenario import DEFAULT_SCENARIO, load_scenario
 from facing_env.wrappers import TeamLearnerEnv
 
@@ -59,9 +62,21 @@ class Args:
     """environments stepped together (more amortise each policy forward pass)"""
     vec_env: str = "dummy"
     """'dummy' (all in this process: fastest on 2 cores) or 'subproc' (one process each)"""
-    opponents: tuple[str, ...] = ("aggressive", "aggressive", "random", "random", "flanker")
-    """opponents in the pool (scripted names or model:PATH[@T]); each battle draws one
-    uniformly, so a name given twice is drawn twice as often"""
+    opponents: tuple[str, ...] = ("random", "aggressive", "flanker", "defensive")
+    """opponents in the pool (scripted names or model:PATH[@T]); with --league each battle
+    draws one with priority to those the learner does worst against, without it uniformly
+    (a name given twice is then drawn twice as often)"""
+    league: bool = True
+    """prioritised fictitious self-play: draw opponents in proportion to
+    max(floor, (1 - win rate) ** power), win rates estimated from the training battles
+    (facing_env.league)"""
+    league_power: float = 2.0
+    """sharpness of the league's priority (0: uniform)"""
+    league_floor: float = 0.05
+    """weight of an opponent the learner always beats, before normalising"""
+    policy: str = "entity"
+    """'entity' (a convolution over the window and one shared network per creature row,
+    facing_env.policies.EntityExtractor) or 'mlp' (one MLP over the flat observation)"""
     self_play: bool = False
     """add frozen snapshots of the learner to the opponent pool (off by default: on the
     duel, 800k steps with three snapshots in the pool drew 33 of 200 games against random
@@ -121,7 +136,8 @@ class Args:
 
 
 class SelfPlayAndEvalCallback(BaseCallback):
-    """Adds snapshots of the learner to the pool and runs quick evaluations."""
+    """Keeps the opponent league (outcomes in, priorities out to the environments), adds
+    snapshots of the learner to it, and runs quick evaluations (the learning curves)."""
 
     def __init__(self, args: Args, run_dir: Path, env_kwargs: dict) -> None:
         super().__init__()
@@ -129,8 +145,14 @@ class SelfPlayAndEvalCallback(BaseCallback):
         self.snapshots: list[str] = []
         self.next_snapshot = args.snapshot_every
         self.next_eval = args.eval_every
+        self.league = League(power=args.league_power, floor=args.league_floor)
+        for name in args.opponents:
+            self.league.add(name)
 
     def _on_step(self) -> bool:
+        for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
+            if done and "won" in info:
+                self.league.record(info["opponent"], bool(info["won"]))
         if self.args.self_play and self.num_timesteps >= self.next_snapshot:
             self.next_snapshot += self.args.snapshot_every
             self._snapshot()
@@ -139,18 +161,29 @@ class SelfPlayAndEvalCallback(BaseCallback):
             self._quick_eval()
         return True
 
+    def _on_rollout_end(self) -> None:
+        for name, (_games, rate, weight) in self.league.summary().items():
+            label = Path(name.split(":", 1)[-1]).stem if name.startswith("model:") else name
+            self.logger.record(f"league/win_rate_{label}", rate)
+            self.logger.record(f"league/draw_chance_{label}", weight)
+        if self.args.league:
+            self.training_env.env_method("set_opponent_weights", self.league.weights())
+
     def _snapshot(self) -> None:
         path = self.run_dir / "snapshots" / f"step_{self.num_timesteps}.zip"
         self.model.save(path)
         spec = f"model:{path}@1"  # snapshots sample, whatever the evaluations do
         self.training_env.env_method("add_opponent", spec)
+        self.league.add(spec)
         self.snapshots.append(spec)
         if len(self.snapshots) > self.args.max_snapshots:
-            self.training_env.env_method("remove_opponent", self.snapshots.pop(0))
+            old = self.snapshots.pop(0)
+            self.training_env.env_method("remove_opponent", old)
+            self.league.remove(old)
 
     def _quick_eval(self) -> None:
         learner = PolicyAgent(self.model, temperature=self.args.eval_temperature)
-        for opponent in ("random", "aggressive"):
+        for opponent in self.args.final_eval_agents:
             report = evaluate(
                 self.args.scenario,
                 ["learner", opponent],
@@ -219,6 +252,8 @@ def main(args: Args) -> Path:
     load_scenario(args.scenario)  # fail early with a clear ScenarioError
     if not args.eval_temperature >= 0.0:
         raise SystemExit(f"--eval-temperature must be >= 0, got {args.eval_temperature}")
+    if args.policy not in ("entity", "mlp"):
+        raise SystemExit(f"--policy must be 'entity' or 'mlp', got {args.policy!r}")
     if not 0.0 <= args.expected_dice_share <= 1.0:
         raise SystemExit(f"--expected-dice-share must be in [0, 1], got {args.expected_dice_share}")
     run_name = f"{Path(args.scenario).stem}__{args.exp_name}__{args.seed}__{int(time.time())}"
@@ -236,6 +271,10 @@ def main(args: Args) -> Path:
     vec = SubprocVecEnv(factories) if args.vec_env == "subproc" else DummyVecEnv(factories)
 
     # -- model -----------------------------------------------------------------------------
+    policy_kwargs: dict = {"net_arch": list(args.net_arch)}
+    if args.policy == "entity":
+        layout = raw_env(scenario=args.scenario, **env_kwargs).layout
+        policy_kwargs = entity_policy_kwargs(layout, list(args.net_arch))
     model = MaskablePPO(
         "MlpPolicy",
         vec,
@@ -246,7 +285,7 @@ def main(args: Args) -> Path:
         gamma=args.gamma,
         gae_lambda=args.gae_lambda,
         ent_coef=args.ent_coef,
-        policy_kwargs={"net_arch": list(args.net_arch)},
+        policy_kwargs=policy_kwargs,
         tensorboard_log=str(run_dir / "tb"),
         seed=args.seed,
         device="cpu",

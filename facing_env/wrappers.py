@@ -18,7 +18,7 @@ Illegal actions (only an unmasked algorithm or Gymnasium's ``check_env`` sends t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -65,6 +65,7 @@ class TeamLearnerEnv(gym.Env):
         self.observation_space = space["observation"]
         self.action_space = self.env.action_space(self.env.possible_agents[0])
         self._pool: list[tuple[str, Agent]] = []
+        self._weights: dict[str, float] | None = None
         for spec in opponents:
             self.add_opponent(spec)
         self.team = learner_team or teams[0]
@@ -96,6 +97,25 @@ class TeamLearnerEnv(gym.Env):
         """Names in the opponent pool."""
         return [name for name, _ in self._pool]
 
+    def set_opponent_weights(self, weights: Mapping[str, float] | None) -> None:
+        """Draw the opponent of each new battle with these relative chances by name (an
+        opponent league's priorities, :mod:`facing_env.league`); a name of the pool that
+        is missing gets none, unknown names are ignored; ``None`` draws uniformly again."""
+        if weights is not None:
+            bad = {n: w for n, w in weights.items() if not (w >= 0.0 and w < float("inf"))}
+            if bad:
+                raise ValueError(f"opponent weights must be finite and >= 0, got {bad}")
+            weights = dict(weights)
+        self._weights = weights
+
+    def _draw_opponent(self, names: list[str]) -> int:
+        if self._weights is None:
+            return int(self.np_random.integers(len(names)))
+        w = np.array([self._weights.get(n, 0.0) for n in names], dtype=np.float64)
+        if not w.sum() > 0:
+            return int(self.np_random.integers(len(names)))
+        return int(self.np_random.choice(len(names), p=w / w.sum()))
+
     # -- gymnasium API --------------------------------------------------------------------
 
     def reset(
@@ -114,7 +134,7 @@ class TeamLearnerEnv(gym.Env):
             self.env.reset(seed=int(self.np_random.integers(2**31 - 1)))
             teams = self.env.scenario.teams
             self.team = self.learner_team or teams[int(self.np_random.integers(len(teams)))]
-            index = names.index(wanted) if wanted else int(self.np_random.integers(len(names)))
+            index = names.index(wanted) if wanted else self._draw_opponent(names)
             self.opponent_name, self._opponent = self._pool[index]
             self._pending, done = self._advance()
             if not done:  # a battle decided before the learner ever acts teaches nothing

@@ -185,3 +185,56 @@ def test_greedy_play_takes_the_most_likely_action(saved_model: Path) -> None:
     probs = greedy.probabilities(obs, env.action_masks())
     rngs = [np.random.default_rng(i) for i in range(5)]
     assert {greedy.act(obs, env.action_masks(), rng) for rng in rngs} == {int(np.argmax(probs))}
+
+
+def test_an_entity_encoder_model_loads_without_unpickling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model with facing_env.policies.EntityExtractor: rebuilt by name from the JSON,
+    the same probabilities as stable-baselines3's own loader."""
+    import cloudpickle
+
+    from facing_env.agents.learned import PolicyAgent
+    from facing_env.policies import EntityExtractor, entity_policy_kwargs
+
+    env = TeamLearnerEnv("skirmish", opponents=("random",))
+    kwargs = entity_policy_kwargs(env.env.layout, [32])
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0, policy_kwargs=kwargs)
+    path = tmp_path / "entity.zip"
+    model.save(path)
+    reference = PolicyAgent(MaskablePPO.load(path))
+    monkeypatch.setattr(cloudpickle, "loads", lambda *_a, **_k: pytest.fail("unpickled"))
+    loaded = load_model(path)
+    assert isinstance(loaded.policy.features_extractor, EntityExtractor)
+    obs, _ = env.reset(seed=1)
+    mask = env.action_masks()
+    np.testing.assert_allclose(
+        PolicyAgent(loaded).probabilities(obs, mask), reference.probabilities(obs, mask), atol=1e-6
+    )
+
+
+@pytest.mark.parametrize(
+    ("entry", "value", "message"),
+    [
+        ("features_extractor_class", "<class 'os.system'>", "unsupported features_extractor"),
+        ("features_extractor_kwargs", {"window": 10**9, "n_slots": 2}, "integers in"),
+        ("features_extractor_kwargs", {"window": 11, "evil": 1}, "integers in"),
+    ],
+)
+def test_extractor_entries_are_checked(
+    saved_model: Path, tmp_path: Path, entry: str, value: object, message: str
+) -> None:
+    with zipfile.ZipFile(saved_model) as archive:
+        members = {n: archive.read(n) for n in archive.namelist()}
+    data = json.loads(members["data"])
+    kwargs = data["policy_kwargs"]
+    kwargs["features_extractor_class"] = "<class 'facing_env.policies.EntityExtractor'>"
+    kwargs["features_extractor_kwargs"] = {"window": 11, "n_slots": 2}
+    kwargs[entry] = value
+    members["data"] = json.dumps(data).encode()
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(bad, "w") as archive:
+        for name, blob in members.items():
+            archive.writestr(name, blob)
+    with pytest.raises(ModelFileError, match=message):
+        load_model(bad)

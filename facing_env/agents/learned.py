@@ -224,9 +224,47 @@ def _policy_kwargs(path: Path, kwargs: Any) -> dict[str, Any]:
             out[key] = _net_arch(path, value)
         elif key in _POLICY_FLAGS and isinstance(value, bool):
             out[key] = value
-        elif key != "device":
+        elif key == "features_extractor_class":
+            out[key] = _extractor_class(path, value)
+        elif key == "features_extractor_kwargs":
+            out[key] = _extractor_kwargs(path, value)
+        elif key not in ("device", ":type:", ":serialized:"):  # the pickle is never read
             raise ModelFileError(f"{path}: unsupported policy_kwargs entry {key!r}")
+    if ("features_extractor_kwargs" in out) != ("features_extractor_class" in out):
+        raise ModelFileError(
+            f"{path}: features_extractor_class and features_extractor_kwargs come together"
+        )
     return out
+
+
+_EXTRACTORS = {"<class 'facing_env.policies.EntityExtractor'>": "EntityExtractor"}
+"""Features extractors a model file may name (by the repr stable-baselines3 stores)."""
+
+
+def _extractor_class(path: Path, value: Any) -> Any:
+    if value not in _EXTRACTORS:
+        raise ModelFileError(
+            f"{path}: unsupported features_extractor_class {str(value)[:80]!r} "
+            f"(known: {sorted(_EXTRACTORS)})"
+        )
+    from facing_env import policies
+
+    return getattr(policies, _EXTRACTORS[value])
+
+
+def _extractor_kwargs(path: Path, value: Any) -> dict[str, int]:
+    from facing_env.policies import MAX_WIDTH
+
+    names = ("window", "n_slots", "conv_channels", "window_dim", "entity_dim")
+    ok = isinstance(value, dict) and set(value) <= set(names)
+    if not ok or not all(
+        type(v) is int and 0 < v <= MAX_WIDTH for v in value.values()
+    ):
+        raise ModelFileError(
+            f"{path}: features_extractor_kwargs must map {names} to integers in "
+            f"1..{MAX_WIDTH}, got {str(value)[:200]}"
+        )
+    return dict(value)
 
 
 def _net_arch(path: Path, value: Any) -> Any:

@@ -1,0 +1,83 @@
+"""An opponent league with prioritised fictitious self-play (PFSP) sampling.
+
+The learner's opponents (scripted agents by name, frozen snapshots of the learner as
+``model:PATH@T``) each keep a running estimate of the learner's win rate against them,
+from the battles the training environments finish. The chance of drawing an opponent for
+the next battle is proportional to ``max(floor, (1 - p) ** power)`` where ``p`` is that
+win rate (a draw counts as not won, as in the evaluation), so the learner meets most
+often the opponents it does worst against, as in AlphaStar's PFSP, while ``floor`` keeps
+every opponent in the mix (an opponent never seen again is soon forgotten).
+
+Pure Python, no torch: ``train.py`` feeds it outcomes and copies :meth:`League.weights`
+into the environments (:meth:`facing_env.wrappers.TeamLearnerEnv.set_opponent_weights`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class OpponentRecord:
+    """Results of the learner against one opponent."""
+
+    games: int = 0
+    wins: int = 0
+    win_rate: float = 0.5
+    """exponential moving average of wins (1) and non-wins (0), starting at 0.5"""
+
+    def add(self, won: bool, decay: float) -> None:
+        """One finished battle."""
+        self.games += 1
+        self.wins += int(won)
+        self.win_rate += (1.0 - decay) * (float(won) - self.win_rate)
+
+
+@dataclass
+class League:
+    """Opponents and their PFSP weights (see the module docstring)."""
+
+    power: float = 2.0
+    """sharpness of the priority: 0 draws uniformly, 1 in proportion to the loss rate"""
+    floor: float = 0.05
+    """weight of an opponent the learner always beats (keeps it in the mix)"""
+    decay: float = 0.98
+    """the moving average keeps this much of its estimate per battle (~50 battles)"""
+    records: dict[str, OpponentRecord] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.power >= 0.0:
+            raise ValueError(f"power must be >= 0, got {self.power}")
+        if not 0.0 < self.floor <= 1.0:
+            raise ValueError(f"floor must be in (0, 1], got {self.floor}")
+        if not 0.0 <= self.decay < 1.0:
+            raise ValueError(f"decay must be in [0, 1), got {self.decay}")
+
+    def add(self, name: str) -> None:
+        """A new opponent (a snapshot starts as an even match)."""
+        self.records.setdefault(name, OpponentRecord())
+
+    def remove(self, name: str) -> None:
+        """An opponent that leaves the pool."""
+        self.records.pop(name, None)
+
+    def record(self, name: str, won: bool) -> None:
+        """The outcome of one battle against ``name`` (unknown names are added)."""
+        self.add(name)
+        self.records[name].add(won, self.decay)
+
+    def weight(self, name: str) -> float:
+        """The unnormalised chance of drawing ``name``."""
+        rate = self.records[name].win_rate
+        return max(self.floor, (1.0 - rate) ** self.power)
+
+    def weights(self) -> dict[str, float]:
+        """Every opponent's chance of being drawn next (they sum to 1)."""
+        raw = {name: self.weight(name) for name in self.records}
+        total = sum(raw.values())
+        return {name: w / total for name, w in raw.items()}
+
+    def summary(self) -> dict[str, tuple[int, float, float]]:
+        """``name -> (games, win-rate estimate, chance of being drawn)``."""
+        weights = self.weights()
+        return {n: (r.games, r.win_rate, weights[n]) for n, r in self.records.items()}

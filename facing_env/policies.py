@@ -1,0 +1,113 @@
+"""A features extractor that fits the observation: a small convolution over the window and
+one shared network per creature row, for stable-baselines3 / sb3-contrib policies.
+
+The flat observation (:class:`facing_env.observation.ObservationLayout`) is a ``W x W x C``
+window around the observer, a ``K x F`` creature table, scalars, and the tactics part (a
+``K x T`` table and two scalars). :class:`EntityExtractor` reads it by those offsets:
+
+- the window goes through two 3x3 convolutions (the second with stride 2) and a linear
+  layer: local terrain, threat and facing patterns look the same wherever they are;
+- each creature row (its table row with its tactics row) goes through the same two-layer
+  network, and the rows' embeddings are concatenated in slot order, since the actions
+  address creatures by slot (ATTACK k, CHARGE k, WITHDRAW k): one set of weights learns
+  what a flanking position or a wounded foe means for every slot;
+- the scalars (turn state, rule set flags, withdrawal) pass through unchanged.
+
+Needs torch (the ``train`` extra). The constructor's arguments are plain integers, so a
+saved model names them in its JSON and :func:`facing_env.agents.learned.load_model` can
+rebuild the network without unpickling anything.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import torch
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from facing_env.observation import (
+    CHANNELS,
+    FEATURES,
+    SCALARS,
+    TACTIC_SCALARS,
+    TACTICS,
+    ObservationLayout,
+)
+
+MAX_WIDTH = 1024
+"""Largest accepted hidden width (a model file names the widths; see ``load_model``)."""
+
+
+class EntityExtractor(BaseFeaturesExtractor):
+    """Window convolution + shared per-creature network + scalars (module docstring)."""
+
+    def __init__(
+        self,
+        observation_space: gym.spaces.Box,
+        window: int,
+        n_slots: int,
+        conv_channels: int = 32,
+        window_dim: int = 128,
+        entity_dim: int = 64,
+    ) -> None:
+        for name, value in (
+            ("window", window),
+            ("n_slots", n_slots),
+            ("conv_channels", conv_channels),
+            ("window_dim", window_dim),
+            ("entity_dim", entity_dim),
+        ):
+            if not isinstance(value, int) or not 0 < value <= MAX_WIDTH:
+                raise ValueError(f"{name} must be an integer in 1..{MAX_WIDTH}, got {value!r}")
+        layout = ObservationLayout(window, n_slots)
+        size = int(observation_space.shape[0])
+        if size != layout.size:
+            raise ValueError(
+                f"window={window} and n_slots={n_slots} describe observations of "
+                f"{layout.size} values, the space has {size}"
+            )
+        self.layout = layout
+        n_scalars = len(SCALARS) + len(TACTIC_SCALARS)
+        super().__init__(observation_space, window_dim + n_slots * entity_dim + n_scalars)
+        channels = len(CHANNELS)
+        half = (window + 1) // 2
+        self.window_net = nn.Sequential(
+            nn.Conv2d(channels, conv_channels, 3, padding=1),
+            nn.ReLU(),
+            nn.Conv2d(conv_channels, conv_channels, 3, stride=2, padding=1),
+            nn.ReLU(),
+            nn.Flatten(),
+            nn.Linear(conv_channels * half * half, window_dim),
+            nn.ReLU(),
+        )
+        self.entity_net = nn.Sequential(
+            nn.Linear(len(FEATURES) + len(TACTICS), entity_dim),
+            nn.ReLU(),
+            nn.Linear(entity_dim, entity_dim),
+            nn.ReLU(),
+        )
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        """``(B, D)`` observations to ``(B, features_dim)`` features."""
+        lay = self.layout
+        b = observations.shape[0]
+        ws, ts, at = lay.window_size, lay.table_size, lay.tactics_offset
+        k = lay.n_slots
+        window = observations[:, :ws].reshape(b, lay.window, lay.window, len(CHANNELS))
+        table = observations[:, ws : ws + ts].reshape(b, k, len(FEATURES))
+        scalars = observations[:, ws + ts : at]
+        tk = k * len(TACTICS)
+        tactics = observations[:, at : at + tk].reshape(b, k, len(TACTICS))
+        tactic_scalars = observations[:, at + tk :]
+        seen = self.window_net(window.permute(0, 3, 1, 2))
+        rows = self.entity_net(torch.cat([table, tactics], dim=2)).reshape(b, -1)
+        return torch.cat([seen, rows, scalars, tactic_scalars], dim=1)
+
+
+def entity_policy_kwargs(layout: ObservationLayout, net_arch: list[int]) -> dict:
+    """``policy_kwargs`` for a MaskablePPO with :class:`EntityExtractor` on ``layout``."""
+    return {
+        "net_arch": list(net_arch),
+        "features_extractor_class": EntityExtractor,
+        "features_extractor_kwargs": {"window": layout.window, "n_slots": layout.n_slots},
+    }

@@ -1,0 +1,84 @@
+"""The opponent league (PFSP priorities) and the learner env's weighted opponent draw."""
+
+from __future__ import annotations
+
+import pytest
+
+from facing_env.league import League
+from facing_env.wrappers import TeamLearnerEnv
+
+
+def test_new_opponents_are_even_and_drawn_alike() -> None:
+    league = League()
+    for name in ("random", "flanker"):
+        league.add(name)
+    assert league.weights() == {"random": 0.5, "flanker": 0.5}
+
+
+def test_priority_follows_the_loss_rate_with_a_floor() -> None:
+    league = League(power=2.0, floor=0.05, decay=0.0)  # decay 0: the last battle decides
+    league.record("random", won=True)
+    league.record("flanker", won=False)
+    league.record("defensive", won=False)
+    assert league.weight("random") == 0.05
+    assert league.weight("flanker") == 1.0
+    weights = league.weights()
+    assert weights["flanker"] == pytest.approx(1.0 / 2.05)
+    assert weights["random"] == pytest.approx(0.05 / 2.05)
+
+
+def test_the_win_rate_is_a_moving_average() -> None:
+    league = League(decay=0.5)
+    league.record("aggressive", won=True)  # 0.5 -> 0.75
+    league.record("aggressive", won=True)  # -> 0.875
+    league.record("aggressive", won=False)  # -> 0.4375
+    games, rate, _ = league.summary()["aggressive"]
+    assert games == 3
+    assert rate == pytest.approx(0.4375)
+
+
+def test_power_zero_is_uniform_and_bad_settings_are_refused() -> None:
+    league = League(power=0.0, decay=0.0)
+    league.record("a", won=True)
+    league.record("b", won=False)
+    assert league.weights() == {"a": 0.5, "b": 0.5}
+    with pytest.raises(ValueError, match="floor"):
+        League(floor=0.0)
+    with pytest.raises(ValueError, match="decay"):
+        League(decay=1.0)
+
+
+def test_removed_snapshots_leave_the_league() -> None:
+    league = League()
+    league.add("model:runs/x/snapshots/step_1.zip@1")
+    league.add("random")
+    league.remove("model:runs/x/snapshots/step_1.zip@1")
+    assert list(league.weights()) == ["random"]
+
+
+def test_env_draws_opponents_by_weight() -> None:
+    env = TeamLearnerEnv("duel", opponents=["random", "aggressive"])
+    env.reset(seed=0)
+    env.set_opponent_weights({"random": 0.0, "aggressive": 1.0})
+    seen = set()
+    for _ in range(5):
+        _, info = env.reset()
+        seen.add(info["opponent"])
+    assert seen == {"aggressive"}
+    env.set_opponent_weights(None)  # uniform again
+    names = {env.reset()[1]["opponent"] for _ in range(20)}
+    assert names == {"random", "aggressive"}
+    with pytest.raises(ValueError, match="finite"):
+        env.set_opponent_weights({"random": float("nan")})
+
+
+def test_weighted_draws_are_reproducible() -> None:
+    def draws() -> list[str]:
+        env = TeamLearnerEnv("duel", opponents=["random", "aggressive", "flanker"])
+        env.reset(seed=3)
+        env.set_opponent_weights({"random": 0.2, "aggressive": 0.3, "flanker": 0.5})
+        return [env.reset()[1]["opponent"] for _ in range(12)]
+
+    first = draws()
+    assert first == draws()
+    assert len(set(first)) > 1
