@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from facing_env.limits import short_repr
+
 
 class FacingEnvError(Exception):
     """Base class of the package's errors."""
@@ -27,7 +29,7 @@ class ScenarioError(FacingEnvError, ValueError):
         if file:
             parts.append(str(file))
         if creature is not None:
-            parts.append(f"creature {creature!r}")
+            parts.append(f"creature {short_repr(creature)}")
         if field:
             parts.append(f"field {field!r}")
         super().__init__(": ".join([*parts, message]))
