@@ -664,6 +664,6 @@ def _creature_spec(battle: Battle, c: Creature) -> dict[str, Any]:
         out["improved_uncanny_dodge"] = c.improved_uncanny_dodge
     if c.shield is not None:
         out["shield"] = {"side": c.shield.side, "bonus": c.shield.bonus}
-    if battle.kind is GridKind.HEX and c.shape is not geometry.default_shape(battle.kind, c.size):
+    if battle.kind is GridKind.HEX and c.shape != geometry.default_shape(battle.kind, c.size):
         out["hexes"] = [list(h) for h in c.shape.cells(c.pos)]
     return out

@@ -45,3 +45,7 @@ class RulesQueryError(FacingEnvError, ValueError):
 
 class IllegalActionError(FacingEnvError, ValueError):
     """The engine was asked to apply an action the rules do not allow; says which and why."""
+
+
+class EnvStateError(FacingEnvError, RuntimeError):
+    """The env was asked to step before ``reset()`` or after its episode ended."""
