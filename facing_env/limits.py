@@ -32,6 +32,23 @@ file whose aliases expand to billions of nodes is refused before it is expanded)
 MAX_NESTING = 32
 """Levels of nested mappings and lists in a YAML or JSON file (the deepest spec needs 5)."""
 
+MAX_MODEL_BYTES = 1 << 30
+"""Bytes of a ``model:PATH`` archive (a MaskablePPO ``.zip``)."""
+MAX_MODEL_DATA_BYTES = 16 << 20
+"""Uncompressed bytes of the archive's ``data`` (JSON) member."""
+MAX_MODEL_WEIGHTS_BYTES = 512 << 20
+"""Uncompressed bytes of the archive's ``policy.pth`` (weights) member."""
+MAX_MODEL_OBSERVATION = 1_000_000
+"""Values of a model's declared observation."""
+MAX_MODEL_ACTIONS = 100_000
+"""Actions of a model's declared ``Discrete`` action space."""
+MAX_MODEL_LAYERS = 16
+"""Hidden layers of a model's policy or value network."""
+MAX_MODEL_WIDTH = 4096
+"""Units of one hidden layer."""
+MAX_MODEL_PARAMETERS = 64_000_000
+"""Parameters of a model's networks, counted from the declared sizes before any is built."""
+
 # -- the board and its creatures -----------------------------------------------------------
 
 MAX_SIDE = 256
@@ -115,14 +132,21 @@ def read_bounded(path: str | Path, limit: int) -> bytes:
         raise ValueError(f"cannot read the file: {kind} (a FIFO, device or folder)")
     if info.st_size > limit:
         raise ValueError(f"the file has {info.st_size} bytes, more than the limit of {limit}")
+    chunks: list[bytes] = []
+    left = limit + 1
     try:
         with open(path, "rb") as handle:
-            data = handle.read(limit + 1)
+            while left > 0:  # in chunks: read(n) would allocate n bytes at once
+                chunk = handle.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                left -= len(chunk)
     except OSError as exc:
         raise ValueError(f"cannot read the file: {exc.strerror}") from None
-    if len(data) > limit:  # it grew since the stat
+    if left <= 0:  # it grew since the stat
         raise ValueError(f"the file has more than the limit of {limit} bytes")
-    return data
+    return b"".join(chunks)
 
 
 def json_depth(text: str) -> int:

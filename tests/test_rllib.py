@@ -200,3 +200,13 @@ def test_tiny_ppo_training_checkpoints_and_plays(tmp_path, monkeypatch):
         make_agent(f"rllib:{team}#green")
     with pytest.raises(ValueError, match="needs a checkpoint path"):
         make_agent("rllib:")
+    monkeypatch.chdir(tmp_path)  # the README's rllib:runs/RUN/checkpoint#shared form
+    relative = team.relative_to(tmp_path)
+    assert not relative.is_absolute()
+    assert isinstance(make_agent(f"rllib:{relative}#red"), ModuleAgent)
+
+
+def test_a_relative_checkpoint_path_is_read_from_the_current_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=f"no RLlib checkpoint folder at {tmp_path}/runs/x"):
+        make_agent("rllib:runs/x/checkpoint#shared")
