@@ -127,3 +127,45 @@ def agents(names: Iterable[str], option: str, scenario: str, **env_kwargs: Any) 
             raise ValueError(f"{option}: {exc}") from None
         made[name] = agent
     return made
+
+
+def widths(values: Sequence[Any], option: str) -> tuple[int, ...]:
+    """Check hidden-layer widths: 1 to ``MAX_MODEL_LAYERS`` layers of 1 to
+    ``MAX_MODEL_WIDTH`` units (what a saved model may declare to be loaded again)."""
+    from facing_env.limits import MAX_MODEL_LAYERS, MAX_MODEL_WIDTH
+
+    if not 1 <= len(values) <= MAX_MODEL_LAYERS:
+        raise ValueError(f"{option} needs 1 to {MAX_MODEL_LAYERS} layers, got {len(values)}")
+    for value in values:
+        count(value, option)
+        if value > MAX_MODEL_WIDTH:
+            raise ValueError(f"{option}: a layer has at most {MAX_MODEL_WIDTH} units, got {value}")
+    return tuple(values)
+
+
+def run_name_part(value: str, option: str) -> str:
+    """Check a part of a run folder's name: not empty, no path separator."""
+    if not value or "/" in value or "\\" in value or value in (".", "..") or "\0" in value:
+        raise ValueError(f"{option} {short_repr(value)} cannot be part of a folder name")
+    return value
+
+
+def env_options(scenario: str, dice: str | None, env_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Check the scenario, ``--dice`` and ``--env-kwargs`` by making the env once; the
+    keyword arguments of the env (``dice`` included when given)."""
+    from facing_env.env import raw_env
+
+    if dice not in (None, "roll", "expected"):
+        raise ValueError(f"--dice must be 'roll' or 'expected', got {short_repr(dice)}")
+    kwargs = {**env_kwargs, **({"dice": dice} if dice else {})}
+    known = ("max_rounds", "window", "dice", "flat_footed_start")
+    unknown = sorted(set(kwargs) - set(known))
+    if unknown:
+        raise ValueError(f"--env-kwargs: unknown keys {unknown} (known: {', '.join(known)})")
+    try:
+        raw_env(scenario=scenario, **kwargs)
+    except FacingEnvError:
+        raise
+    except ValueError as exc:
+        raise ValueError(f"--env-kwargs: {exc}") from None
+    return kwargs

@@ -292,3 +292,17 @@ def test_a_fifo_given_as_a_model_is_refused(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(ModelFileError, match="not a regular file"):
         load_model(fifo)
+
+
+def test_evaluate_refuses_a_model_of_another_layout_before_any_game(
+    saved_model: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import facing_env.evaluate as evaluate
+
+    monkeypatch.setattr(evaluate, "play_game", lambda *a, **k: pytest.fail("a game was played"))
+    argv = ["--scenario", "skirmish", "--agents", f"model:{saved_model}", "random"]
+    with pytest.raises(SystemExit) as info:
+        evaluate.main(argv)
+    assert info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "another scenario's layout" in lines[0], lines
