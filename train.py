@@ -10,7 +10,8 @@ self-play, frozen snapshots of itself), the model, callbacks (progress bar, Tens
 scalars, checkpoints, snapshots, periodic evaluation), training, and the final
 evaluation report (round-robin against every scripted agent: win rates with 95% intervals,
 ratings, and where attacks came from). The final model is ``runs/<run_name>/model.zip``;
-its path is the last line printed.
+its path is the last line printed. Every option is checked before anything is built
+(:func:`check_args`): a mistake ends the run at once with one line and exit status 2.
 """
 
 from __future__ import annotations
@@ -36,8 +37,10 @@ except ImportError as exc:  # pragma: no cover - the message is the point
         '    pip install torch==2.13.0 && pip install -e ".[train]"'
     ) from exc
 
+from facing_env import cli
 from facing_env.agents.learned import PolicyAgent
 from facing_env.env import raw_env
+from facing_env.errors import FacingEnvError
 from facing_env.evaluate import Report, evaluate, image_links, plots
 from facing_env.league import League
 from facing_env.match import Agent
@@ -63,7 +66,8 @@ class Args:
     vec_env: str = "dummy"
     """'dummy' (all in this process: fastest on 2 cores) or 'subproc' (one process each)"""
     opponents: tuple[str, ...] = ("random", "aggressive", "flanker", "defensive")
-    """opponents in the pool (scripted names or model:PATH[@T]); with --league each battle
+    """opponents in the pool (scripted names, model:PATH[@T] or rllib:PATH[#ID]:
+    rllib checkpoints are unpickled, trusted ones only); with --league each battle
     draws one with priority to those the learner does worst against, without it uniformly
     (a name given twice is then drawn twice as often)"""
     league: bool = True
@@ -246,25 +250,70 @@ def final_report(args: Args, model_path: Path, run_dir: Path, env_kwargs: dict) 
     return report
 
 
-def main(args: Args) -> Path:
-    """Train, save, evaluate; returns the model path."""
-    # -- seeding and run folder ------------------------------------------------------------
-    load_scenario(args.scenario)  # fail early with a clear ScenarioError
-    if not args.eval_temperature >= 0.0:
-        raise SystemExit(f"--eval-temperature must be >= 0, got {args.eval_temperature}")
+PROG = "train.py"
+
+
+def check_args(args: Args) -> dict:
+    """Check every option before anything is built or trained (scenario, agent names and
+    model files, counts, the runs folder); the env keyword arguments. A mistake exits with
+    one line on stderr and status 2 (:class:`facing_env.cli.UsageError`)."""
+    try:
+        return _check(args)
+    except (ValueError, FacingEnvError) as exc:
+        cli.fail(PROG, str(exc))
+
+
+def _check(args: Args) -> dict:
+    load_scenario(args.scenario)
+    cli.run_name_part(args.exp_name, "--exp-name")
+    cli.count(args.seed, "--seed", low=0)
+    for option in ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs"):
+        cli.count(getattr(args, option), "--" + option.replace("_", "-"))
+    for option in ("eval_every", "final_eval_games", "checkpoint_every"):
+        cli.count(getattr(args, option), "--" + option.replace("_", "-"), low=0)
     if args.policy not in ("entity", "mlp"):
-        raise SystemExit(f"--policy must be 'entity' or 'mlp', got {args.policy!r}")
-    if not 0.0 <= args.expected_dice_share <= 1.0:
-        raise SystemExit(f"--expected-dice-share must be in [0, 1], got {args.expected_dice_share}")
+        raise ValueError(f"--policy must be 'entity' or 'mlp', got {args.policy!r}")
+    cli.number(args.league_power, "--league-power", 0.0, 16.0)
+    cli.number(args.league_floor, "--league-floor", 0.0, 1.0, open_low=True)
+    if args.vec_env not in ("dummy", "subproc"):
+        raise ValueError(f"--vec-env must be 'dummy' or 'subproc', got {args.vec_env!r}")
+    if args.self_play:
+        cli.count(args.snapshot_every, "--snapshot-every")
+        cli.count(args.max_snapshots, "--max-snapshots")
+    if args.eval_every:
+        cli.count(args.eval_games, "--eval-games")
+    cli.count(args.torch_threads, "--torch-threads")
+    cli.number(args.learning_rate, "--learning-rate", 0.0, 1.0, open_low=True)
+    cli.number(args.gamma, "--gamma", 0.0, 1.0)
+    cli.number(args.gae_lambda, "--gae-lambda", 0.0, 1.0)
+    cli.number(args.ent_coef, "--ent-coef", 0.0, 1.0)
+    cli.number(args.eval_temperature, "--eval-temperature", 0.0)
+    cli.number(args.expected_dice_share, "--expected-dice-share", 0.0, 1.0)
+    cli.widths(args.net_arch, "--net-arch")
+    cli.output_folder(args.runs_dir, "--runs-dir")
+    env_kwargs = cli.env_options(args.scenario, args.dice, args.env_kwargs)
+    if not args.opponents:
+        raise ValueError("--opponents needs at least one agent")
+    cli.agents(args.opponents, "--opponents", args.scenario, **env_kwargs)
+    if args.final_eval_games > 0:
+        if not args.final_eval_agents:
+            raise ValueError(
+                "--final-eval-agents needs at least one agent (or --final-eval-games 0)"
+            )
+        cli.agents(args.final_eval_agents, "--final-eval-agents", args.scenario, **env_kwargs)
+    return env_kwargs
+
+
+def main(args: Args) -> Path:
+    """Check the options, train, save, evaluate; returns the model path."""
+    env_kwargs = check_args(args)
+    # -- seeding and run folder ------------------------------------------------------------
     run_name = f"{Path(args.scenario).stem}__{args.exp_name}__{args.seed}__{int(time.time())}"
     run_dir = Path(args.runs_dir) / run_name
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "args.json").write_text(json.dumps(vars(args), indent=2, default=list))
     set_random_seed(args.seed)
     torch.set_num_threads(args.torch_threads)
-    env_kwargs = dict(args.env_kwargs)
-    if args.dice:
-        env_kwargs["dice"] = args.dice
 
     # -- environments ----------------------------------------------------------------------
     factories = [make_env(args, i, env_kwargs) for i in range(args.n_envs)]

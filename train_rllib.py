@@ -12,7 +12,9 @@ that sample in parallel on any node, learners), training with checkpoints, and t
 evaluation report as ``train.py`` (round-robin against every scripted agent). Both teams
 are learners: with ``shared`` the policy plays itself. The final checkpoint is
 ``runs/<run_name>/checkpoint``; its path is the last line printed, and
-``python -m facing_env.evaluate --agents rllib:PATH#shared random`` evaluates it again.
+``python -m facing_env.evaluate --agents rllib:PATH#shared random`` evaluates it again (RLlib
+unpickles checkpoints: load only ones you trust). Every option is checked before Ray starts
+(:func:`check_args`): a mistake ends the run at once with one line and exit status 2.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ except ImportError as exc:  # pragma: no cover - the message is the point
     ) from exc
 
 import facing_env
+from facing_env import cli
+from facing_env.errors import FacingEnvError
 from facing_env.evaluate import Report, evaluate
 from facing_env.match import Agent
 from facing_env.rllib import (
@@ -109,7 +113,8 @@ class Args:
     final_eval_games: int = 200
     """games per pair in the final evaluation (0: skip it)"""
     final_eval_agents: tuple[str, ...] = ("random", "aggressive", "flanker", "defensive")
-    """scripted agents the trained policies are evaluated against"""
+    """agents the trained policies are evaluated against (scripted names, model:PATH[@T] or
+    rllib:PATH[#ID]: rllib checkpoints are unpickled, trusted ones only)"""
     eval_deterministic: bool = True
     """evaluate the policies' most likely actions (False: sample from them)"""
     runs_dir: str = "runs"
@@ -197,19 +202,62 @@ def progress_line(result: dict, start: float) -> tuple[int, str]:
     return steps, line
 
 
+PROG = "train_rllib.py"
+
+
+def check_args(args: Args) -> dict:
+    """Check every option before Ray starts or anything trains (scenario, agent names,
+    counts, the runs folder); the env keyword arguments. A mistake exits with one line on
+    stderr and status 2 (:class:`facing_env.cli.UsageError`)."""
+    try:
+        return _check(args)
+    except (ValueError, FacingEnvError) as exc:
+        cli.fail(PROG, str(exc))
+
+
+def _check(args: Args) -> dict:
+    load_scenario(args.scenario)
+    cli.run_name_part(args.exp_name, "--exp-name")
+    cli.count(args.seed, "--seed", low=0)
+    if args.policies not in ("shared", "team"):
+        raise ValueError(f"--policies must be 'shared' or 'team', got {args.policies!r}")
+    for option in ("total_timesteps", "num_envs_per_env_runner", "train_batch_size"):
+        cli.count(getattr(args, option), "--" + option.replace("_", "-"))
+    for option in ("minibatch_size", "num_epochs", "torch_threads"):
+        cli.count(getattr(args, option), "--" + option.replace("_", "-"))
+    for option in ("num_env_runners", "num_learners", "checkpoint_every", "keep_checkpoints"):
+        cli.count(getattr(args, option), "--" + option.replace("_", "-"), low=0)
+    for option in ("initial_eval_games", "final_eval_games"):
+        cli.count(getattr(args, option), "--" + option.replace("_", "-"), low=0)
+    if args.num_cpus is not None:
+        cli.count(args.num_cpus, "--num-cpus")
+    cli.number(args.max_minutes, "--max-minutes", 0.0)
+    cli.number(args.num_cpus_per_env_runner, "--num-cpus-per-env-runner", 0.0, open_low=True)
+    cli.number(args.num_gpus_per_learner, "--num-gpus-per-learner", 0.0)
+    cli.number(args.learning_rate, "--learning-rate", 0.0, 1.0, open_low=True)
+    cli.number(args.gamma, "--gamma", 0.0, 1.0)
+    cli.number(args.gae_lambda, "--gae-lambda", 0.0, 1.0)
+    cli.number(args.entropy_coeff, "--entropy-coeff", 0.0, 1.0)
+    cli.widths(args.hiddens, "--hiddens")
+    cli.output_folder(args.runs_dir, "--runs-dir")
+    env_kwargs = cli.env_options(args.scenario, args.dice, args.env_kwargs)
+    if args.final_eval_games > 0 or args.initial_eval_games > 0:
+        if not args.final_eval_agents:
+            raise ValueError("--final-eval-agents needs at least one agent")
+        cli.agents(args.final_eval_agents, "--final-eval-agents", args.scenario, **env_kwargs)
+    return env_kwargs
+
+
 def main(args: Args) -> Path:
-    """Train, checkpoint, evaluate; returns the final checkpoint folder."""
+    """Check the options, train, checkpoint, evaluate; returns the final checkpoint folder."""
+    env_kwargs = check_args(args)
     # -- run folder ------------------------------------------------------------------------
-    load_scenario(args.scenario)  # fail early with a clear ScenarioError
     run_name = f"{Path(args.scenario).stem}__{args.exp_name}__{args.seed}__{int(time.time())}"
     run_dir = (Path(args.runs_dir) / run_name).resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "args.json").write_text(json.dumps(vars(args), indent=2, default=list))
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)
-    env_kwargs = dict(args.env_kwargs)
-    if args.dice:
-        env_kwargs["dice"] = args.dice
 
     # -- Ray: a local instance, or join a cluster -----------------------------------------
     started_here = not ray.is_initialized()

@@ -24,7 +24,12 @@ _accel.activate()
 from facing_env._accel import compiled_modules
 from facing_env.battle import Attack, Battle, Creature, Shield
 from facing_env.env import env, parallel_env, raw_env
-from facing_env.errors import IllegalActionError, RulesQueryError, ScenarioError
+from facing_env.errors import (
+    EnvStateError,
+    IllegalActionError,
+    RulesQueryError,
+    ScenarioError,
+)
 from facing_env.registry import ENV_NAMESPACE, register_scenarios, registered_ids
 from facing_env.scenario import load_scenario, scenario_names
 from facing_env.types import Area, GridKind, Ruleset, Size, Terrain
@@ -39,6 +44,7 @@ __all__ = [
     "Attack",
     "Battle",
     "Creature",
+    "EnvStateError",
     "GridKind",
     "IllegalActionError",
     "RulesQueryError",

@@ -24,6 +24,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed for procedural scenarios")
     args = parser.parse_args(argv)
+    if args.seed < 0:
+        print(
+            f"python -m facing_env: error: --seed must be 0 or more, got {args.seed}",
+            file=sys.stderr,
+        )
+        return 2
     try:
         scenario = load_scenario(args.scenario)
     except FacingEnvError as exc:

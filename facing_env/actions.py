@@ -33,6 +33,7 @@ from facing_env import engine, geometry
 from facing_env._accel import compiled_modules
 from facing_env.battle import Battle
 from facing_env.engine import Action
+from facing_env.errors import IllegalActionError
 
 N_DIRECTIONS = 8
 END_TURN_INDEX = 0
@@ -91,7 +92,7 @@ class ActionCodec:
         """The engine action of an index for the creature whose rows are ``slots``."""
         index = int(index)
         if not 0 <= index < self.n:
-            raise ValueError(f"action {index} is outside Discrete({self.n})")
+            raise IllegalActionError(f"action {index} is outside Discrete({self.n})")
         if MOVE_BASE <= index < TURN_BASE:  # the engine's own records, no new tuple
             return _DIRECTIONAL[index - MOVE_BASE]
         if index == END_TURN_INDEX:

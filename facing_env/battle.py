@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from facing_env import geometry
 from facing_env.errors import RulesQueryError, ScenarioError
 from facing_env.geometry import AreaTable, Shape
+from facing_env.limits import MAX_SIDE, short_repr
 from facing_env.spec import AttackSpec, BattleSpec, CreatureSpec
 from facing_env.tables import (
     RULESETS,
@@ -374,9 +375,8 @@ def _scenario_error(
     if len(loc) >= 2 and loc[0] == "creatures" and isinstance(loc[1], int):
         raw_creatures = raw.get("creatures") or []
         entry = raw_creatures[loc[1]] if loc[1] < len(raw_creatures) else None
-        creature = (
-            str(entry.get("id", f"#{loc[1]}")) if isinstance(entry, Mapping) else f"#{loc[1]}"
-        )
+        name = entry.get("id") if isinstance(entry, Mapping) else None
+        creature = name if isinstance(name, str) and len(name) <= 64 else f"#{loc[1]}"
         loc = loc[2:]
     field_name = ".".join(str(p) for p in loc) or None
     msg = err["msg"].removeprefix("Value error, ")
@@ -385,7 +385,7 @@ def _scenario_error(
     elif err["type"] == "missing":
         msg = "required field is missing"
     if "input" in err and err["type"] not in ("missing",) and not isinstance(err["input"], dict):
-        msg += f" (got {err['input']!r})"
+        msg += f" (got {short_repr(err['input'])})"
     more = len(exc.errors()) - 1
     if more:
         msg += f" (and {more} more error{'s' if more > 1 else ''})"
@@ -401,6 +401,12 @@ def _build(spec: BattleSpec, *, explicit_grid: bool) -> Battle:
         rows = [line.strip() for line in spec.map.strip("\n").splitlines() if line.strip()]
         if not rows:
             raise ScenarioError("the map is empty", field="map")
+        if len(rows) > MAX_SIDE or max(len(r) for r in rows) > MAX_SIDE:
+            raise ScenarioError(
+                f"the map is {max(len(r) for r in rows)}x{len(rows)} cells; boards have at most"
+                f" {MAX_SIDE} cells a side",
+                field="map",
+            )
         if not explicit_grid:
             width, height = max(len(r) for r in rows), len(rows)
     terrain = np.zeros((height, width), dtype=np.int8)
@@ -658,6 +664,6 @@ def _creature_spec(battle: Battle, c: Creature) -> dict[str, Any]:
         out["improved_uncanny_dodge"] = c.improved_uncanny_dodge
     if c.shield is not None:
         out["shield"] = {"side": c.shield.side, "bonus": c.shield.bonus}
-    if battle.kind is GridKind.HEX and c.shape is not geometry.default_shape(battle.kind, c.size):
+    if battle.kind is GridKind.HEX and c.shape != geometry.default_shape(battle.kind, c.size):
         out["hexes"] = [list(h) for h in c.shape.cells(c.pos)]
     return out

@@ -24,8 +24,12 @@ Termination and truncation
     battle ends when one team is left (everyone terminates) or is truncated after
     ``max_rounds`` rounds.
 Illegal actions
-    ``raw_env`` raises :class:`~facing_env.errors.IllegalActionError`; ``env()`` wraps it
-    in PettingZoo's ``TerminateIllegalWrapper``: the offender gets -1 and the game ends.
+    ``raw_env`` raises :class:`~facing_env.errors.IllegalActionError` for an action the
+    mask forbids and for anything but an integer index of the action space given for a
+    live agent (``None``, floats, booleans, strings, out-of-range numbers); ``env()`` wraps
+    it in PettingZoo's ``TerminateIllegalWrapper``: the offender gets -1 and the game ends.
+    A ``step`` before ``reset`` or after the episode ended raises
+    :class:`~facing_env.errors.EnvStateError`.
 Version history
     v0: first release.
     v1: charge, withdraw and readied attacks (``READY`` at 34, the ``CHARGE`` and
@@ -47,6 +51,8 @@ from pettingzoo.utils import wrappers
 from facing_env import engine, observation, rewards
 from facing_env.actions import END_TURN_INDEX, ActionCodec, creature_slots
 from facing_env.dice import Dice
+from facing_env.errors import EnvStateError, IllegalActionError
+from facing_env.limits import MAX_ROUNDS, short_repr
 from facing_env.observation import ObservationLayout
 from facing_env.render import board_text
 from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario
@@ -86,12 +92,13 @@ class raw_env(AECEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         self.render_mode = render_mode
-        if max_rounds is not None and (not isinstance(max_rounds, int) or max_rounds < 1):
-            raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
+        if max_rounds is not None and not _is_int(max_rounds, 1, MAX_ROUNDS):
+            got = short_repr(max_rounds)
+            raise ValueError(f"max_rounds must be an integer from 1 to {MAX_ROUNDS}, got {got}")
         if dice is not None and dice not in ("roll", "expected"):
-            raise ValueError(f"dice must be 'roll' or 'expected', got {dice!r}")
-        if window is not None and (not isinstance(window, int) or not 3 <= window <= 63):
-            raise ValueError(f"window must be an integer from 3 to 63, got {window!r}")
+            raise ValueError(f"dice must be 'roll' or 'expected', got {short_repr(dice)}")
+        if window is not None and not _is_int(window, 3, 63):
+            raise ValueError(f"window must be an integer from 3 to 63, got {short_repr(window)}")
         self.max_rounds = max_rounds or self.scenario.max_rounds
         self.dice_mode = dice or self.scenario.dice
         self.flat_footed_start = flat_footed_start
@@ -162,14 +169,21 @@ class raw_env(AECEnv):
         self._scanned = engine.scanned(self.battle)
 
     def step(self, action: int | None) -> None:
-        """Apply the selected agent's action (``None`` for a dead agent's last step)."""
+        """Apply the selected agent's action (``None`` for a dead agent's last step);
+        raise :class:`IllegalActionError` for anything but an index of the action space
+        for a live agent, :class:`EnvStateError` before ``reset`` or after the end."""
+        if "battle" not in self.__dict__:
+            raise EnvStateError("step() before reset(): call reset() first")
+        if not self.agents:
+            raise EnvStateError("step() after the episode ended: call reset() to start another")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        index = self._action_index(agent, action)
         self._cumulative_rewards[agent] = 0.0
         cid = self.agent_to_id[agent]
-        decoded = self.codec.decode(self.battle, self.slots[cid], action)  # type: ignore[arg-type]
+        decoded = self.codec.decode(self.battle, self.slots[cid], index)
         scanned = self._scanned  # the state's key, unless the battle was changed by hand
         events = engine.apply(
             self.battle, decoded, self.dice, scanned[0] if scanned is not None else None
@@ -177,6 +191,24 @@ class raw_env(AECEnv):
         self.events.extend(events)
         self._finish_step(events)
         self._scanned = engine.scanned(self.battle)
+
+    def _action_index(self, agent: str, action: Any) -> int:
+        """``action`` as an index of the action space: an integer (a numpy integer or a
+        0-d integer array too), not a boolean, within ``Discrete(n)``."""
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = action.item()
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(
+                f"{agent}: action {short_repr(action)} is not an integer index of"
+                f" Discrete({self.codec.n})"
+                + (" (None is only for an agent that is done)" if action is None else "")
+            )
+        index = int(action)
+        if not 0 <= index < self.codec.n:
+            raise IllegalActionError(
+                f"{agent}: action {short_repr(index)} is outside Discrete({self.codec.n})"
+            )
+        return index
 
     def _finish_step(self, events: list) -> None:
         self._obs_cache = {}
@@ -306,6 +338,15 @@ class raw_env(AECEnv):
         shown = self.__dict__.pop("_window", None)
         if shown is not None:
             shown.close()
+
+
+def _is_int(value: Any, low: int, high: int) -> bool:
+    """Whether ``value`` is an integer (not a boolean) from ``low`` to ``high``."""
+    return (
+        isinstance(value, (int, np.integer))
+        and not isinstance(value, bool)
+        and low <= value <= high
+    )
 
 
 def env(**kwargs: Any) -> AECEnv:

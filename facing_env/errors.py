@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from facing_env.limits import short_repr
+
 
 class FacingEnvError(Exception):
     """Base class of the package's errors."""
@@ -27,7 +29,7 @@ class ScenarioError(FacingEnvError, ValueError):
         if file:
             parts.append(str(file))
         if creature is not None:
-            parts.append(f"creature {creature!r}")
+            parts.append(f"creature {short_repr(creature)}")
         if field:
             parts.append(f"field {field!r}")
         super().__init__(": ".join([*parts, message]))
@@ -43,3 +45,7 @@ class RulesQueryError(FacingEnvError, ValueError):
 
 class IllegalActionError(FacingEnvError, ValueError):
     """The engine was asked to apply an action the rules do not allow; says which and why."""
+
+
+class EnvStateError(FacingEnvError, RuntimeError):
+    """The env was asked to step before ``reset()`` or after its episode ended."""

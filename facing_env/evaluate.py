@@ -16,6 +16,11 @@ or under ``standard``), with its sneak attacks and attacks of opportunity, and p
 around the defender (``attack_origins``, offsets in the defender's frame). ``--plots DIR``
 draws win rates, learning curves (``--tensorboard DIR``) and the attack origins
 (:mod:`facing_env.plots`, needs matplotlib) and links them from the markdown.
+
+Every argument is checked before the first game (scenario, agents and model files, output
+files and folders, counts); a mistake ends the command with one line on stderr and exit
+status 2 (:mod:`facing_env.cli`). ``rllib:`` checkpoints are unpickled by RLlib: give only
+checkpoints you trust.
 """
 
 from __future__ import annotations
@@ -30,8 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from facing_env import cli
 from facing_env.env import raw_env
-from facing_env.errors import ScenarioError
+from facing_env.errors import FacingEnvError
 from facing_env.match import MANEUVERS, Agent, GameResult, play_game, replay_record
 
 AREAS = ("front", "flank", "side", "rear", "none")
@@ -254,6 +260,7 @@ def evaluate(
     record = Path(record_dir) if record_dir is not None else None
     if record is not None:
         record.mkdir(parents=True, exist_ok=True)
+    slugs = _slugs(agents)
     for a, b in itertools.combinations(agents, 2):
         pair = PairResult(a, b)
         for g in range(games):
@@ -265,7 +272,7 @@ def evaluate(
             _rate(model, ratings, a, b, result, teams)
             if record is not None:
                 data = replay_record(result, teams, **env_kwargs)
-                path = record / f"{_slug(a)}_vs_{_slug(b)}_{g:04d}.json"
+                path = record / f"{slugs[a]}_vs_{slugs[b]}_{g:04d}.json"
                 path.write_text(json.dumps(data))
             if progress is not None:
                 progress(1)
@@ -278,6 +285,21 @@ def evaluate(
 def _slug(name: str) -> str:
     base = Path(name.split(":", 1)[1]).stem if name.startswith("model:") else name
     return "".join(ch if ch.isalnum() else "-" for ch in base)[:40]
+
+
+def _slugs(names: Sequence[str]) -> dict[str, str]:
+    """A file-name part per agent, distinct even when two names share a stem
+    (``model:a/policy.zip`` and ``model:b/policy.zip``: ``policy`` and ``policy-2``)."""
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for name in names:
+        base = slug = _slug(name)
+        n = 2
+        while slug in used:
+            slug, n = f"{base}-{n}", n + 1
+        used.add(slug)
+        out[name] = slug
+    return out
 
 
 def _tally(
@@ -330,20 +352,26 @@ def image_links(paths: Sequence[Path], base: str | Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+PROG = "python -m facing_env.evaluate"
+
+
 def main(argv: Sequence[str] | None = None) -> Report:
-    """Command-line entry point."""
-    parser = argparse.ArgumentParser(prog="python -m facing_env.evaluate", description=__doc__)
+    """Command-line entry point: checks every argument, then plays."""
+    parser = argparse.ArgumentParser(
+        prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--scenario", default="duel", help="scenario name or YAML path")
     parser.add_argument(
         "--agents",
         nargs="+",
         required=True,
-        help="names, model:PATH[@TEMPERATURE] or rllib:PATH[#ID]",
+        help="names, model:PATH[@TEMPERATURE] or rllib:PATH[#ID] (rllib checkpoints are "
+        "unpickled: trusted checkpoints only)",
     )
-    parser.add_argument("--games", type=int, default=100, help="games per pair")
-    parser.add_argument("--seed", type=int, default=0, help="first battle seed")
-    parser.add_argument("--json", help="write the report as JSON here")
-    parser.add_argument("--markdown", help="write the report as markdown here")
+    parser.add_argument("--games", type=int, default=100, help="games per pair (at least 1)")
+    parser.add_argument("--seed", type=int, default=0, help="first battle seed (0 or more)")
+    parser.add_argument("--json", help="write the report as JSON here (.json)")
+    parser.add_argument("--markdown", help="write the report as markdown here (.md)")
     parser.add_argument("--record", help="save every game's replay JSON in this folder")
     parser.add_argument("--dice", choices=("roll", "expected"), help="override the dice mode")
     parser.add_argument("--plots", help="draw the report's plots (PNG) in this folder")
@@ -351,23 +379,55 @@ def main(argv: Sequence[str] | None = None) -> Report:
     args = parser.parse_args(argv)
     kwargs = {"dice": args.dice} if args.dice else {}
     try:
-        report = evaluate(
-            args.scenario, args.agents, args.games, seed=args.seed, record_dir=args.record, **kwargs
-        )
-    except (ValueError, ScenarioError, ImportError, OSError) as exc:
-        parser.error(str(exc))
-    text = report.markdown()
-    print(text)
-    if args.json:
-        Path(args.json).write_text(json.dumps(report.to_dict(), indent=2))
+        players = _check_args(args, kwargs)
+    except (ValueError, FacingEnvError) as exc:
+        cli.fail(PROG, str(exc))
     try:
+        report = evaluate(
+            args.scenario,
+            args.agents,
+            args.games,
+            seed=args.seed,
+            record_dir=args.record,
+            make=players.__getitem__,
+            **kwargs,
+        )
+        text = report.markdown()
+        print(text)
+        if args.json:
+            Path(args.json).write_text(json.dumps(report.to_dict(), indent=2))
         images = plots(report, args.plots, tensorboard=args.tensorboard) if args.plots else []
-    except ImportError as exc:
-        parser.error(f"--plots needs matplotlib ({exc}): pip install -e '.[render]'")
-    if args.markdown:
-        md = Path(args.markdown)
-        md.write_text(text + image_links(images, md.parent))
+        if args.markdown:
+            md = Path(args.markdown)
+            md.write_text(text + image_links(images, md.parent))
+    except (ValueError, FacingEnvError, ImportError, OSError) as exc:
+        cli.fail(PROG, str(exc))
     return report
+
+
+def _check_args(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> dict[str, Agent]:
+    """Check every argument before the first game; the agents by name. Raises
+    ``ValueError`` (or a ``ScenarioError``) naming the argument."""
+    from facing_env.scenario import load_scenario
+
+    cli.count(args.games, "--games")
+    cli.count(args.seed, "--seed", low=0)
+    load_scenario(args.scenario)
+    if len(set(args.agents)) < 2:
+        raise ValueError("--agents: evaluation needs at least two different agents")
+    cli.output_file(args.json, "--json", (".json",))
+    cli.output_file(args.markdown, "--markdown", (".md", ".markdown"))
+    cli.output_folder(args.record, "--record")
+    cli.output_folder(args.plots, "--plots")
+    cli.input_folder(args.tensorboard, "--tensorboard")
+    if args.tensorboard and not args.plots:
+        raise ValueError("--tensorboard draws learning curves: give --plots DIR as well")
+    if args.plots:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise ValueError("--plots needs matplotlib: pip install -e '.[render]'") from None
+    return cli.agents(args.agents, "--agents", args.scenario, **env_kwargs)
 
 
 if __name__ == "__main__":

@@ -80,6 +80,9 @@ class Shape:
     def __hash__(self) -> int:  # shapes key every geometry cache: hash once
         return self._hash
 
+    def __deepcopy__(self, memo: dict) -> Shape:
+        return self  # immutable: copies of a battle share it
+
     def __reduce__(self) -> tuple:  # rebuilt, so the hash is this process's (str hashing)
         return (type(self), (self.kind, self.offsets, self.name))
 
@@ -355,6 +358,10 @@ class AreaTable:
 
     def __deepcopy__(self, memo: dict) -> AreaTable:
         return self  # cached and immutable (its beyond-cache only grows): share it
+
+    def __reduce__(self) -> tuple:
+        """Pickled by its key: unpickling gives the cached table of this process."""
+        return (area_table, (self.kind, self.ruleset, self.shape, self.facing))
 
     def lookup(self, offset: Pos) -> AreaCell:
         """Area of any cell at ``offset`` from ``pos``: in the ring or beyond (IC-03)."""

@@ -104,6 +104,23 @@ class EntityExtractor(BaseFeaturesExtractor):
         return torch.cat([seen, rows, scalars, tactic_scalars], dim=1)
 
 
+def extractor_size(
+    window: int,
+    n_slots: int,
+    conv_channels: int = 32,
+    window_dim: int = 128,
+    entity_dim: int = 64,
+) -> tuple[int, int]:
+    """(parameters of an :class:`EntityExtractor`, its features_dim), computed without
+    building it (model files are checked against a size limit first)."""
+    c, half = len(CHANNELS), (window + 1) // 2
+    conv = (c * 9 + 1) * conv_channels + (conv_channels * 9 + 1) * conv_channels
+    seen = (conv_channels * half * half + 1) * window_dim
+    rows = (len(FEATURES) + len(TACTICS) + 1) * entity_dim + (entity_dim + 1) * entity_dim
+    features = window_dim + n_slots * entity_dim + len(SCALARS) + len(TACTIC_SCALARS)
+    return conv + seen + rows, features
+
+
 def entity_policy_kwargs(layout: ObservationLayout, net_arch: list[int]) -> dict:
     """``policy_kwargs`` for a MaskablePPO with :class:`EntityExtractor` on ``layout``."""
     return {

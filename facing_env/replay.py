@@ -7,7 +7,10 @@ A record (format ``facing_env.replay/1``, written by ``python -m facing_env.eval
 the env's keyword arguments, the actions ``[agent, action]`` and the events. Files are
 validated with pydantic and read as plain JSON: nothing in them is executed. A replay
 re-applies the actions to a fresh env with the recorded seed and checks that the engine
-produces exactly the recorded events (:class:`ReplayDivergence` otherwise).
+produces exactly the recorded events (:class:`ReplayDivergence` otherwise). Files larger
+than :data:`~facing_env.limits.MAX_REPLAY_BYTES`, nested deeper than
+:data:`~facing_env.limits.MAX_NESTING` or not regular files are refused before parsing; the
+command checks its arguments first and reports a mistake in one line with exit status 2.
 """
 
 from __future__ import annotations
@@ -22,11 +25,20 @@ from typing import Any, Literal, Optional, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from facing_env import engine
+from facing_env import cli, engine
 from facing_env.canvas import last_attack
 from facing_env.env import raw_env
 from facing_env.errors import FacingEnvError, IllegalActionError, ScenarioError
 from facing_env.events import Event
+from facing_env.limits import (
+    MAX_NESTING,
+    MAX_REPLAY_BYTES,
+    MAX_ROUNDS,
+    MAX_TEXT,
+    json_depth,
+    read_bounded,
+    short_repr,
+)
 from facing_env.match import REPLAY_FORMAT
 from facing_env.types import Pos
 
@@ -46,7 +58,7 @@ class _Strict(BaseModel):
 class EnvKwargs(_Strict):
     """The keyword arguments of ``raw_env`` a record may carry."""
 
-    max_rounds: Optional[int] = Field(default=None, ge=1)
+    max_rounds: Optional[int] = Field(default=None, ge=1, le=MAX_ROUNDS)
     dice: Optional[Literal["roll", "expected"]] = None
     window: Optional[int] = Field(default=None, ge=3, le=63)
     flat_footed_start: Optional[bool] = None
@@ -64,12 +76,12 @@ class ReplayModel(_Strict):
     """The schema of a ``facing_env.replay/1`` file."""
 
     format: Literal["facing_env.replay/1"]
-    scenario: str = Field(min_length=1)
-    seed: int = Field(ge=0)
+    scenario: str = Field(min_length=1, max_length=MAX_TEXT)
+    seed: int = Field(ge=0, lt=2**63)
     env_kwargs: EnvKwargs = EnvKwargs()
     agents: dict[str, str] = Field(default_factory=dict)
     winner: Optional[str] = None
-    rounds: Optional[int] = Field(default=None, ge=0)
+    rounds: Optional[int] = Field(default=None, ge=0, le=MAX_ROUNDS + 1)
     actions: list[tuple[str, Optional[int]]]
     events: list[EventModel]  # type: ignore[valid-type]
 
@@ -115,9 +127,11 @@ class ReplayStep:
 def parse_record(data: Mapping[str, Any] | str, source: str = "<record>") -> ReplayRecord:
     """Validate a record given as a dict or JSON text; raise :class:`ReplayError`."""
     if isinstance(data, str):
+        if json_depth(data) > MAX_NESTING:
+            raise ReplayError(f"{source}: nested deeper than {MAX_NESTING} levels")
         try:
             raw = json.loads(data)
-        except json.JSONDecodeError as exc:
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
             raise ReplayError(f"{source}: not valid JSON: {exc}") from None
     else:
         raw = json.loads(json.dumps(data))  # plain JSON types, as if read from a file
@@ -144,8 +158,7 @@ def _describe(exc: ValidationError, source: str) -> str:
     if err["type"] == "literal_error" and err["loc"] == ("format",):
         msg = f"not a replay file: format must be {REPLAY_FORMAT!r}"
     if err["type"] not in ("missing", "extra_forbidden") and "input" in err:
-        got = repr(err["input"])
-        msg += f" (got {got[:60] + '...' if len(got) > 60 else got})"
+        msg += f" (got {short_repr(err['input'])})"
     more = len(exc.errors()) - 1
     if more:
         msg += f" (and {more} more error{'s' if more > 1 else ''})"
@@ -155,8 +168,8 @@ def _describe(exc: ValidationError, source: str) -> str:
 def load_replay(path: str | Path) -> ReplayRecord:
     """Read and validate a replay file; raise :class:`ReplayError` naming file and field."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_bounded(path, MAX_REPLAY_BYTES).decode("utf-8")
+    except ValueError as exc:  # no file, not a regular file, too large, not UTF-8
         raise ReplayError(f"{path}: cannot read the replay: {exc}") from None
     return parse_record(text, str(path))
 
@@ -243,19 +256,29 @@ def _check(rec: ReplayRecord, env: raw_env, index: int, before: int | None) -> N
             )
 
 
+PROG = "python -m facing_env.replay"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point."""
-    parser = argparse.ArgumentParser(prog="python -m facing_env.replay", description=__doc__)
+    """Command-line entry point: checks every argument, then replays and exports; a
+    mistake (or a file that does not replay) exits with status 2 and one line."""
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__)
     parser.add_argument("file", help="a replay JSON file (evaluate --record)")
-    parser.add_argument("--gif", help="write an animated GIF here")
-    parser.add_argument("--html", help="write a self-contained HTML viewer here")
-    parser.add_argument("--mp4", help="write an MP4 video here (needs imageio-ffmpeg)")
-    parser.add_argument("--fps", type=float, default=4.0, help="frames per second")
+    parser.add_argument("--gif", help="write an animated GIF here (.gif)")
+    parser.add_argument("--html", help="write a self-contained HTML viewer here (.html)")
+    parser.add_argument("--mp4", help="write an MP4 video here (.mp4, needs imageio-ffmpeg)")
+    parser.add_argument("--fps", type=float, default=4.0, help="frames per second (0 to 60)")
     args = parser.parse_args(argv)
-    if not args.fps > 0:
-        parser.error("--fps must be positive")
     try:
-        env, steps = replay(args.file)
+        cli.number(args.fps, "--fps", 0.0, 60.0, open_low=True)
+        cli.output_file(args.gif, "--gif", (".gif",))
+        cli.output_file(args.html, "--html", (".html", ".htm"))
+        cli.output_file(args.mp4, "--mp4", (".mp4",))
+        record = load_replay(args.file)
+    except (ValueError, FacingEnvError) as exc:
+        cli.fail(PROG, str(exc))
+    try:
+        env, steps = replay(record)
         print(
             f"{args.file}: {len(steps) - 1} actions, {len(env.events)} events, identical to "
             f"the record; winner: {_winner(env)}"
@@ -273,8 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if out:
                 print(f"wrote {out}")
     except (ReplayError, ImportError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        cli.fail(PROG, str(exc))
     return 0
 
 

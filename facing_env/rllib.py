@@ -213,8 +213,11 @@ class ModuleAgent:
 def load_module(path: str | Path, module_id: str | None = None) -> RLModule:
     """An RLModule from an algorithm checkpoint (``module_id`` picks one when it holds
     several) or from a single module's checkpoint folder. RLlib's loader unpickles the
-    checkpoint: load only checkpoints you trust (``model:PATH`` files need no such trust)."""
-    path = Path(path)
+    checkpoint: load only checkpoints you trust (``model:PATH`` files need no such trust).
+    A relative path is taken from the current folder."""
+    path = Path(path).expanduser().resolve()  # RLlib reads a relative path as a URI
+    if not path.is_dir():
+        raise ValueError(f"no RLlib checkpoint folder at {path}")
     modules = path / "learner_group" / "learner" / "rl_module"
     if not modules.is_dir():
         return RLModule.from_checkpoint(path)

@@ -10,18 +10,42 @@ seeded generator. Files are read with ``yaml.safe_load``; nothing in them is exe
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal, Mapping, Optional
+from typing import Annotated, Any, Literal, Mapping, Optional
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from facing_env import geometry
 from facing_env.battle import Battle
 from facing_env.errors import ScenarioError
+from facing_env.limits import (
+    MAX_CREATURES,
+    MAX_LIST,
+    MAX_NESTING,
+    MAX_REWARD,
+    MAX_ROUNDS,
+    MAX_SCENARIO_BYTES,
+    MAX_SIDE,
+    MAX_TEAMS,
+    MAX_TEXT,
+    MAX_YAML_NODES,
+    read_bounded,
+    short_repr,
+)
+from facing_env.spec import Name
 from facing_env.types import GridKind, Size
 
 CONFIG_DIR = Path(__file__).with_name("configs")
@@ -29,6 +53,11 @@ BESTIARY_FILE = CONFIG_DIR / "bestiary.yaml"
 DEFAULT_SCENARIO = "duel"
 _BATTLE_KEYS = ("ruleset", "grid", "diagonal", "map", "terrain", "creatures")
 MIN_GENERATED_SIDE = 4  # each team starts in a two-row band at one edge of the board
+
+
+Weight = Annotated[float, Strict(), Field(allow_inf_nan=False, ge=-MAX_REWARD, le=MAX_REWARD)]
+"""A reward weight: a finite number (not a boolean) of at most ``MAX_REWARD``."""
+Range = tuple[Annotated[int, Strict()], Annotated[int, Strict()]]
 
 
 class _Strict(BaseModel):
@@ -40,35 +69,35 @@ class RewardWeights(_Strict):
     attack chosen from the defender's flank (or side) or rear (positional shaping, 0 by
     default)."""
 
-    damage_dealt: float = 0.05
-    damage_taken: float = 0.0
-    kill: float = 0.5
-    victory: float = 1.0
-    defeat: float = -1.0
-    draw: float = 0.0
-    flank_attack: float = 0.0
-    rear_attack: float = 0.0
+    damage_dealt: Weight = 0.05
+    damage_taken: Weight = 0.0
+    kill: Weight = 0.5
+    victory: Weight = 1.0
+    defeat: Weight = -1.0
+    draw: Weight = 0.0
+    flank_attack: Weight = 0.0
+    rear_attack: Weight = 0.0
 
 
 class ObservationSpec(_Strict):
     """Observation options: the side of the egocentric window (odd) and the table size."""
 
-    window: int = Field(default=11, ge=3, le=63)
-    max_creatures: Optional[int] = Field(default=None, ge=2, le=64)
+    window: Annotated[int, Strict(), Field(ge=3, le=63)] = 11
+    max_creatures: Optional[Annotated[int, Strict(), Field(ge=2, le=MAX_CREATURES)]] = None
 
 
 class GeneratorSpec(_Strict):
     """Procedural battles: teams drawn from the bestiary on a random board. The ranges are
     ``[low, high]``, both included."""
 
-    teams: tuple[str, ...] = Field(default=("red", "blue"), min_length=2)
-    team_size: tuple[int, int] = (1, 3)
-    bestiary: tuple[str, ...] = Field(
-        default=("fighter", "rogue", "cleric", "gnoll", "wolf"), min_length=1
+    teams: tuple[Name, ...] = Field(default=("red", "blue"), min_length=2, max_length=MAX_TEAMS)
+    team_size: Range = (1, 3)
+    bestiary: tuple[Name, ...] = Field(
+        default=("fighter", "rogue", "cleric", "gnoll", "wolf"), min_length=1, max_length=MAX_LIST
     )
-    width: tuple[int, int] = (8, 14)
-    height: tuple[int, int] = (8, 14)
-    terrain_density: float = Field(default=0.08, ge=0.0, le=0.5)
+    width: Range = (8, 14)
+    height: Range = (8, 14)
+    terrain_density: Annotated[float, Strict(), Field(ge=0.0, le=0.5)] = 0.08
     ruleset: Literal["ua35", "side_rear", "standard"] = "ua35"
     grid: Literal["square", "hex"] = "square"
 
@@ -89,20 +118,30 @@ class GeneratorSpec(_Strict):
     @field_validator("width", "height")
     @classmethod
     def _side(cls, v: tuple[int, int]) -> tuple[int, int]:
-        if not MIN_GENERATED_SIDE <= v[0] <= v[1] <= 256:
+        if not MIN_GENERATED_SIDE <= v[0] <= v[1] <= MAX_SIDE:
             raise ValueError(
-                f"expected [low, high] with {MIN_GENERATED_SIDE} <= low <= high <= 256,"
+                f"expected [low, high] with {MIN_GENERATED_SIDE} <= low <= high <= {MAX_SIDE},"
                 f" got {list(v)}"
             )
         return v
+
+    @model_validator(mode="after")
+    def _creatures(self) -> GeneratorSpec:
+        most = len(self.teams) * self.team_size[1]
+        if most > MAX_CREATURES:
+            raise ValueError(
+                f"{len(self.teams)} teams of up to {self.team_size[1]} creatures make {most};"
+                f" a battle has at most {MAX_CREATURES}"
+            )
+        return self
 
 
 class ScenarioFile(_Strict):
     """Top-level keys of a scenario file besides the battle spec."""
 
-    name: str
-    description: str = ""
-    max_rounds: int = Field(default=30, ge=1, le=10_000)
+    name: Name
+    description: Annotated[str, Strict(), Field(max_length=MAX_TEXT)] = ""
+    max_rounds: Annotated[int, Strict(), Field(ge=1, le=MAX_ROUNDS)] = 30
     dice: Literal["roll", "expected"] = "roll"
     rewards: RewardWeights = RewardWeights()
     observation: ObservationSpec = ObservationSpec()
@@ -167,7 +206,49 @@ def bestiary() -> Mapping[str, Mapping[str, Any]]:
 
 class _UniqueKeyLoader(yaml.SafeLoader):
     """``yaml.SafeLoader`` that rejects a key given twice in one mapping (YAML would keep
-    the last one silently)."""
+    the last one silently), nesting deeper than :data:`~facing_env.limits.MAX_NESTING` and
+    documents of more than :data:`~facing_env.limits.MAX_YAML_NODES` nodes, counting each
+    alias as the nodes it repeats (an alias bomb is refused before it is expanded)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._nodes = 0
+        self._sizes: dict[int, int] = {}  # id(node) -> nodes it holds, once composed
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            node = self.anchors.get(event.anchor)
+            if node is not None:
+                size = self._sizes.get(id(node))
+                if size is None:
+                    raise yaml.composer.ComposerError(
+                        None, None, "an alias inside its own anchor", event.start_mark
+                    )
+                self._count(size, event)
+            return super().compose_node(parent, index)
+        self._depth += 1
+        if self._depth > MAX_NESTING:
+            raise yaml.composer.ComposerError(
+                None, None, f"nested deeper than {MAX_NESTING} levels", event.start_mark
+            )
+        before = self._nodes
+        node = super().compose_node(parent, index)
+        self._depth -= 1
+        self._count(1, event)
+        self._sizes[id(node)] = self._nodes - before
+        return node
+
+    def _count(self, nodes: int, event: Any) -> None:
+        self._nodes += nodes
+        if self._nodes > MAX_YAML_NODES:
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                f"more than {MAX_YAML_NODES} values (aliases count as what they repeat)",
+                event.start_mark,
+            )
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         seen: set[Any] = set()
@@ -175,17 +256,28 @@ class _UniqueKeyLoader(yaml.SafeLoader):
             key = self.construct_object(key_node, deep=deep)
             if isinstance(key, (str, int, float, bool)) and key in seen:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                    None, None, f"duplicate key {short_repr(key)}", key_node.start_mark
                 )
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
 
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """A YAML error on one line: the problem and where it is."""
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem:
+        mark = exc.problem_mark
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        return f"{exc.problem}{where}"
+    return " ".join(str(exc).split())
+
+
 def _read_yaml(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(f"cannot read the file: {exc.strerror}", file=str(path)) from None
+        data = read_bounded(path, MAX_SCENARIO_BYTES)
+    except ValueError as exc:  # no file, not a regular file, too large
+        raise ScenarioError(str(exc), file=str(path)) from None
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ScenarioError(
             f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=str(path)
@@ -193,6 +285,8 @@ def _read_yaml(path: Path) -> Any:
     try:
         return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: nothing is executed
     except yaml.YAMLError as exc:
+        raise ScenarioError(f"not valid YAML: {_yaml_problem(exc)}", file=str(path)) from None
+    except ValueError as exc:  # an integer of more digits than Python converts
         raise ScenarioError(f"not valid YAML: {exc}", file=str(path)) from None
 
 
@@ -206,10 +300,11 @@ def _expand_templates(creatures: Any, source: str) -> Any:
             block = bestiary().get(name) if isinstance(name, str) else None
             if block is None:
                 known = ", ".join(sorted(bestiary()))
+                ident = c.get("id")
                 raise ScenarioError(
-                    f"unknown template {name!r} (bestiary: {known})",
+                    f"unknown template {short_repr(name)} (bestiary: {known})",
                     file=source,
-                    creature=str(c.get("id", f"#{i}")),
+                    creature=ident if isinstance(ident, str) else f"#{i}",
                     field="template",
                 )
             c = {**block, **{k: v for k, v in c.items() if k != "template"}}
@@ -331,14 +426,28 @@ def _check_separate_spaces(battle: Battle, source: str) -> None:
 
 def load_scenario(name_or_path: str | Path) -> Scenario:
     """Load a built-in scenario by name (see :func:`scenario_names`) or a YAML file path."""
+    if "\0" in str(name_or_path):
+        raise ScenarioError(f"a scenario name or path has no NUL: {short_repr(name_or_path)}")
     path = Path(name_or_path)
     if not path.suffix:
         candidate = CONFIG_DIR / f"{name_or_path}.yaml"
-        if not candidate.exists():
+        if _exists(candidate):
+            path = candidate
+        elif not _exists(path):
             known = ", ".join(scenario_names())
-            raise ScenarioError(f"unknown scenario {str(name_or_path)!r} (built-in: {known})")
-        path = candidate
+            raise ScenarioError(
+                f"unknown scenario {short_repr(str(name_or_path))} (built-in: {known})"
+            )
     return scenario_from_dict(_read_yaml(path), source=str(path))
+
+
+def _exists(path: Path) -> bool:
+    """Whether anything (a file, folder, FIFO, device) is at the path; a name too long
+    for the system is not."""
+    try:
+        return os.path.lexists(path)
+    except (OSError, ValueError):
+        return False
 
 
 def scenario_names() -> tuple[str, ...]:

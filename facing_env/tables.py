@@ -160,6 +160,13 @@ class RulesetRow:
     def __deepcopy__(self, memo: dict) -> RulesetRow:
         return self  # immutable table data: copies of a battle share it
 
+    def __reduce__(self) -> tuple:
+        """Pickled by its rule set: unpickling gives the row of :data:`RULESETS`."""
+        for ruleset, row in RULESETS.items():
+            if row is self:
+                return (ruleset_row, (ruleset,))
+        raise TypeError("only the rows of RULESETS can be pickled")
+
     has_facing: bool
     areas: tuple[Area, ...]  # names of the areas, front first
     side_area: Area  # the area between front and rear: flank (ua35) or side (side_rear)
@@ -244,6 +251,12 @@ RULESETS: Mapping[Ruleset, RulesetRow] = MappingProxyType(
         ),
     }
 )
+
+
+def ruleset_row(ruleset: Ruleset) -> RulesetRow:
+    """The options of a rule set (what a pickled :class:`RulesetRow` unpickles to)."""
+    return RULESETS[ruleset]
+
 
 DIAGONAL_RULES = ("alternating", "uniform")
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from enum import Enum, IntEnum
 from typing import Tuple
 
+from facing_env.limits import short_repr
+
 Pos = Tuple[int, int]
 """A square ``(x, y)`` or an axial hex ``(q, r)``."""
 
@@ -60,7 +62,7 @@ class Size(IntEnum):
         if isinstance(value, str) and value.upper() in cls.__members__:
             return cls[value.upper()]
         names = ", ".join(s.label for s in cls)
-        raise ValueError(f"unknown size {value!r}; expected one of {names}")
+        raise ValueError(f"unknown size {short_repr(value)}; expected one of {names}")
 
 
 class Area(str, Enum):

@@ -14,10 +14,13 @@ most it can have), which the parallel test notes.
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
+import pickle
 import re
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pettingzoo
@@ -213,7 +216,7 @@ def test_illegal_actions_raise_in_raw_env_and_end_the_game_in_env():
     illegal = int(np.flatnonzero(mask == 0)[0])
     with pytest.raises(facing_env.IllegalActionError, match="illegal action"):
         raw.step(illegal)
-    with pytest.raises(ValueError, match="outside"):
+    with pytest.raises(facing_env.IllegalActionError, match="outside"):
         raw.step(raw.codec.n)
 
     env = facing_env.env(scenario="duel")
@@ -231,6 +234,86 @@ def test_illegal_actions_raise_in_raw_env_and_end_the_game_in_env():
     for _agent in env.agent_iter():
         env.step(None)
     assert env.agents == []
+
+
+@pytest.mark.parametrize(
+    "action",
+    [None, 1.0, 0.0, True, False, "0", b"0", [0], np.array([0]), np.float32(0), -1, 10**400],
+    ids=repr,
+)
+def test_raw_env_refuses_anything_but_an_index_for_a_live_agent(action):
+    raw = facing_env.raw_env(scenario="duel")
+    raw.reset(seed=0)
+    before = (raw.agent_selection, len(raw.events))
+    with pytest.raises(facing_env.IllegalActionError, match="Discrete") as info:
+        raw.step(action)
+    assert len(str(info.value)) < 200
+    assert (raw.agent_selection, len(raw.events)) == before  # nothing happened
+
+
+def test_raw_env_takes_numpy_integers():
+    raw = facing_env.raw_env(scenario="duel")
+    raw.reset(seed=0)
+    raw.step(np.int64(0))  # END_TURN
+    raw.step(np.array(0, dtype=np.int32))
+    assert len(raw.events) > 2
+
+
+def test_stepping_before_reset_or_after_the_end_is_a_named_error():
+    raw = facing_env.raw_env(scenario="duel")
+    with pytest.raises(facing_env.EnvStateError, match="before reset"):
+        raw.step(0)
+    raw.reset(seed=0)
+    while raw.agents:
+        _, _, done, truncated, _ = raw.last()
+        raw.step(None if done or truncated else 0)
+    with pytest.raises(facing_env.EnvStateError, match="episode ended"):
+        raw.step(0)
+    with pytest.raises(facing_env.EnvStateError, match="episode ended"):
+        raw.step(None)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"max_rounds": True}, "max_rounds"),
+        ({"window": True}, "window"),
+        ({"max_rounds": 0}, "max_rounds"),
+    ],
+)
+def test_env_options_are_not_booleans(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        facing_env.raw_env(scenario="duel", **kwargs)
+
+
+def _play(env: Any, actions: int) -> None:
+    """Step ``actions`` times with the highest legal index (deterministic)."""
+    for _ in range(actions):
+        if not env.agents:
+            return
+        _, _, done, truncated, _ = env.last()
+        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        env.step(None if done or truncated else int(legal[-1]))
+
+
+@pytest.mark.parametrize("scenario", ["skirmish", "hex_duel", "procedural"])
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_an_env_and_its_battle_copy_and_pickle_in_this_build(scenario, how):
+    """Copies play on exactly as the original (in whichever build runs the tests:
+    ``facing_env.compiled_modules()`` says which)."""
+    clone = copy.deepcopy if how == "deepcopy" else lambda x: pickle.loads(pickle.dumps(x))
+    fresh = facing_env.raw_env(scenario=scenario)
+    clone(fresh).reset(seed=3)
+    env = facing_env.raw_env(scenario=scenario)
+    env.reset(seed=3)
+    _play(env, 6)
+    twin = clone(env)
+    battle = clone(env.battle)
+    assert battle.to_spec() == env.battle.to_spec()
+    _play(env, 40)
+    _play(twin, 40)
+    assert [e.to_dict() for e in twin.events] == [e.to_dict() for e in env.events]
+    assert twin.rewards == env.rewards and twin.agents == env.agents
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

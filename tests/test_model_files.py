@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import pickle
+import time
+import tracemalloc
 import zipfile
 from pathlib import Path
 
@@ -237,4 +240,150 @@ def test_extractor_entries_are_checked(
         for name, blob in members.items():
             archive.writestr(name, blob)
     with pytest.raises(ModelFileError, match=message):
+        load_model(bad)
+
+
+# -- hostile model files ----------------------------------------------------------------------
+
+
+def _replace_member(src: Path, dst: Path, name: str, payload: bytes) -> Path:
+    """A copy of a model archive with one member replaced."""
+    with zipfile.ZipFile(src) as a, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as b:
+        for member in a.namelist():
+            b.writestr(member, payload if member == name else a.read(member))
+    return dst
+
+
+def test_the_layout_is_checked_before_any_network_is_built(
+    saved_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sb3_contrib.common.maskable import policies
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a network was built")
+
+    monkeypatch.setattr(policies, "MaskableActorCriticPolicy", refuse)
+    with pytest.raises(ModelFileError, match="another scenario's layout") as info:
+        load_model(saved_model, observation_size=10, actions=41)
+    assert "10 and 41" in str(info.value)
+    agent = LearnedAgent(saved_model)
+    with pytest.raises(ModelFileError, match="another scenario's layout"):
+        agent.check_layout(10, 41)
+
+
+def test_a_member_that_inflates_too_far_is_refused_before_it_is_read(
+    saved_model: Path, tmp_path: Path
+) -> None:
+    from facing_env.limits import MAX_MODEL_DATA_BYTES
+
+    bomb = _replace_member(saved_model, tmp_path / "bomb.zip", "data", b" " * (17 << 20))
+    # hardly larger than the model, but the member inflates past the limit
+    assert bomb.stat().st_size < saved_model.stat().st_size + (1 << 20)
+    start = time.perf_counter()
+    with pytest.raises(ModelFileError, match=f"more than the limit of {MAX_MODEL_DATA_BYTES}"):
+        load_model(bomb)
+    assert time.perf_counter() - start < 2.0
+
+
+def test_the_weights_member_is_capped(saved_model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import facing_env.agents.learned as learned
+
+    monkeypatch.setattr(learned, "MAX_MODEL_WEIGHTS_BYTES", 1000)
+    with pytest.raises(ModelFileError, match=r"'policy.pth' inflates to .* limit of 1000"):
+        load_model(saved_model)
+
+
+def test_networks_too_large_are_refused_before_they_are_built(
+    saved_model: Path, tmp_path: Path
+) -> None:
+    big = _rewrite(
+        saved_model,
+        tmp_path / "big.zip",
+        lambda d: d["policy_kwargs"].update(net_arch=[4096] * 16),
+    )
+    tracemalloc.start()
+    try:
+        with pytest.raises(ModelFileError, match="parameters, more than the limit"):
+            load_model(big)
+        assert tracemalloc.get_traced_memory()[1] < 64 << 20
+    finally:
+        tracemalloc.stop()
+
+
+def test_nan_weights_are_refused(saved_model: Path, tmp_path: Path) -> None:
+    import io
+
+    import torch
+
+    with zipfile.ZipFile(saved_model) as archive:
+        state = torch.load(io.BytesIO(archive.read("policy.pth")), weights_only=True)
+    key = next(k for k, v in state.items() if v.is_floating_point())
+    state[key] = torch.full_like(state[key], float("nan"))
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    bad = _replace_member(saved_model, tmp_path / "nan.zip", "policy.pth", buffer.getvalue())
+    with pytest.raises(ModelFileError, match="are not finite"):
+        load_model(bad)
+
+
+@pytest.mark.parametrize("cut", [0.3, 0.6, 0.9, 0.999])
+def test_a_truncated_model_file_names_the_problem(
+    saved_model: Path, tmp_path: Path, cut: float
+) -> None:
+    blob = saved_model.read_bytes()
+    bad = tmp_path / "cut.zip"
+    bad.write_bytes(blob[: int(len(blob) * cut)])
+    with pytest.raises(ModelFileError) as info:
+        load_model(bad)
+    message = str(info.value)
+    assert message.startswith(f"{bad}: ") and "()" not in message and len(message) < 500
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_given_as_a_model_is_refused(tmp_path: Path) -> None:
+    fifo = tmp_path / "model.zip"
+    os.mkfifo(fifo)
+    with pytest.raises(ModelFileError, match="not a regular file"):
+        load_model(fifo)
+
+
+def test_evaluate_refuses_a_model_of_another_layout_before_any_game(
+    saved_model: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import facing_env.evaluate as evaluate
+
+    monkeypatch.setattr(evaluate, "play_game", lambda *a, **k: pytest.fail("a game was played"))
+    argv = ["--scenario", "skirmish", "--agents", f"model:{saved_model}", "random"]
+    with pytest.raises(SystemExit) as info:
+        evaluate.main(argv)
+    assert info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "another scenario's layout" in lines[0], lines
+
+
+def test_an_oversized_extractor_is_refused_before_it_is_built(
+    saved_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """window 235 and 1024-wide layers would be billions of parameters."""
+    from facing_env import policies
+
+    monkeypatch.setattr(policies.EntityExtractor, "__init__", lambda *a, **k: pytest.fail("built"))
+    with zipfile.ZipFile(saved_model) as archive:
+        members = {n: archive.read(n) for n in archive.namelist()}
+    data = json.loads(members["data"])
+    data["policy_kwargs"]["features_extractor_class"] = (
+        "<class 'facing_env.policies.EntityExtractor'>"
+    )
+    data["policy_kwargs"]["features_extractor_kwargs"] = {
+        "window": 235,
+        "n_slots": 2,
+        "conv_channels": 1024,
+        "window_dim": 1024,
+    }
+    members["data"] = json.dumps(data).encode()
+    bad = tmp_path / "huge.zip"
+    with zipfile.ZipFile(bad, "w") as archive:
+        for name, blob in members.items():
+            archive.writestr(name, blob)
+    with pytest.raises(ModelFileError, match="parameters, more than the limit"):
         load_model(bad)

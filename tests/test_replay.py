@@ -183,7 +183,9 @@ def test_cli_writes_gif_html_and_mp4(skirmish, tmp_path, capsys):
         assert mp4.stat().st_size > 1000
     text = page.read_text()
     assert "<script src" not in text and "<link" not in text  # self-contained
-    assert main([str(tmp_path / "nope.json")]) == 1
+    with pytest.raises(SystemExit) as info:
+        main([str(tmp_path / "nope.json")])
+    assert info.value.code == 2
     assert "nope.json: cannot read" in capsys.readouterr().err
 
 

@@ -200,3 +200,43 @@ def test_tiny_ppo_training_checkpoints_and_plays(tmp_path, monkeypatch):
         make_agent(f"rllib:{team}#green")
     with pytest.raises(ValueError, match="needs a checkpoint path"):
         make_agent("rllib:")
+    monkeypatch.chdir(tmp_path)  # the README's rllib:runs/RUN/checkpoint#shared form
+    relative = team.relative_to(tmp_path)
+    assert not relative.is_absolute()
+    assert isinstance(make_agent(f"rllib:{relative}#red"), ModuleAgent)
+
+
+def test_a_relative_checkpoint_path_is_read_from_the_current_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=f"no RLlib checkpoint folder at {tmp_path}/runs/x"):
+        make_agent("rllib:runs/x/checkpoint#shared")
+
+
+@pytest.mark.parametrize(
+    ("options", "needle"),
+    [
+        ({"total_timesteps": 0}, "--total-timesteps must be an integer of at least 1, got 0"),
+        ({"final_eval_agents": ("wizrd",)}, "--final-eval-agents: unknown agent 'wizrd'"),
+        ({"num_env_runners": -1}, "--num-env-runners"),
+        ({"hiddens": ()}, "--hiddens"),
+        ({"max_minutes": float("inf")}, "--max-minutes"),
+        ({"env_kwargs": {"window": 2}}, "--env-kwargs: window"),
+        ({"policies": "teams"}, "--policies"),
+    ],
+)
+def test_train_rllib_checks_every_option_before_ray_starts(monkeypatch, capsys, options, needle):
+    monkeypatch.syspath_prepend(str(ROOT))
+    sys.modules.pop("train_rllib", None)
+    import train_rllib
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("Ray started")
+
+    monkeypatch.setattr(train_rllib.ray, "init", refuse)
+    monkeypatch.setattr(train_rllib, "ppo_config", refuse)
+    with pytest.raises(SystemExit) as info:
+        train_rllib.main(train_rllib.Args(**options))
+    assert info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("train_rllib.py: error: "), lines
+    assert needle in lines[0], lines[0]

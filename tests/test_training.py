@@ -6,7 +6,10 @@ Needs the ``train`` extra (stable-baselines3, sb3-contrib, openskill, tyro); CI 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -198,8 +201,80 @@ def test_train_py_expected_dice_share_splits_the_training_envs(monkeypatch):
     assert modes == ["expected", "expected", "roll", "roll"]
     with pytest.raises(SystemExit, match="expected-dice-share"):
         train.main(train.Args(expected_dice_share=1.5))
-    with pytest.raises(SystemExit, match="eval-temperature must be >= 0, got -1"):
+    with pytest.raises(SystemExit, match=r"eval-temperature must be .* got -1"):
         train.main(train.Args(eval_temperature=-1.0))
+
+
+@pytest.fixture
+def train_module(monkeypatch):
+    """train.py, with its environments and model refusing to be built."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    sys.modules.pop("train", None)
+    import train
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("training started")
+
+    for name in ("DummyVecEnv", "SubprocVecEnv", "MaskablePPO", "set_random_seed"):
+        monkeypatch.setattr(train, name, refuse)
+    return train
+
+
+@pytest.mark.parametrize(
+    ("options", "needle"),
+    [
+        ({"total_timesteps": 0}, "--total-timesteps must be an integer of at least 1, got 0"),
+        ({"final_eval_agents": ("random", "wizrd")}, "--final-eval-agents: unknown agent 'wizrd'"),
+        ({"opponents": ("model:no/such.zip",)}, "--opponents: no model file"),
+        ({"opponents": ()}, "--opponents needs at least one agent"),
+        ({"n_envs": 0}, "--n-envs"),
+        ({"batch_size": -1}, "--batch-size"),
+        ({"net_arch": (0,)}, "--net-arch"),
+        ({"net_arch": (10**6,)}, "--net-arch"),
+        ({"learning_rate": float("nan")}, "--learning-rate"),
+        ({"gamma": 2.0}, "--gamma"),
+        ({"vec_env": "threads"}, "--vec-env"),
+        ({"dice": "rolled"}, "--dice"),
+        ({"env_kwargs": {"max_rounds": 0}}, "--env-kwargs: max_rounds"),
+        ({"env_kwargs": {"bogus": 1}}, "--env-kwargs: unknown keys ['bogus']"),
+        ({"exp_name": "a/b"}, "--exp-name"),
+        ({"scenario": "nope"}, "unknown scenario 'nope'"),
+        ({"eval_every": 10, "eval_games": 0}, "--eval-games"),
+    ],
+)
+def test_train_py_checks_every_option_before_training(train_module, capsys, options, needle):
+    start = time.perf_counter()
+    with pytest.raises(SystemExit) as info:
+        train_module.main(train_module.Args(**options))
+    assert time.perf_counter() - start < 2.0
+    assert info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("train.py: error: "), lines
+    assert needle in lines[0], lines[0]
+
+
+def test_train_py_refuses_a_runs_folder_it_cannot_write(train_module, capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(SystemExit) as info:
+        train_module.main(train_module.Args(runs_dir=str(blocker / "runs")))
+    assert info.value.code == 2 and "--runs-dir" in capsys.readouterr().err
+    assert not (blocker.parent / "runs").exists()
+
+
+def test_train_py_exits_2_with_one_line_from_the_shell():
+    proc = subprocess.run(
+        [sys.executable, "train.py", "--total-timesteps", "0"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert proc.stderr.strip().splitlines() == [
+        "train.py: error: --total-timesteps must be an integer of at least 1, got 0"
+    ]
 
 
 def test_train_py_learning_rate_decays_to_zero_and_stays_there(monkeypatch):

@@ -10,13 +10,17 @@ between sharpen it (:func:`sharpen`).
 Model files are untrusted input: :func:`load_model` does not hand them to
 ``MaskablePPO.load`` (which unpickles entries of the archive and feeds others to
 ``gym.make``). It reads the file once, takes only the readable shape of the spaces and the
-network sizes from the archive's JSON (checked against limits), builds the policy itself and
-loads the weights with ``torch.load(weights_only=True)``; nothing else in the file is used.
+network sizes from the archive's JSON (checked against limits and, when the env is known,
+against its observation size and action count, before any network is built; each member's
+uncompressed size is capped), builds the policy itself and loads the weights with
+``torch.load(weights_only=True)`` (refusing NaN or infinite ones); nothing else in the file is
+used. The limits are in :mod:`facing_env.limits`.
 """
 
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import zipfile
 from dataclasses import dataclass
@@ -26,6 +30,18 @@ from typing import Any
 import numpy as np
 
 from facing_env.actions import END_TURN_INDEX
+from facing_env.limits import (
+    MAX_MODEL_ACTIONS,
+    MAX_MODEL_BYTES,
+    MAX_MODEL_DATA_BYTES,
+    MAX_MODEL_LAYERS,
+    MAX_MODEL_OBSERVATION,
+    MAX_MODEL_PARAMETERS,
+    MAX_MODEL_WEIGHTS_BYTES,
+    MAX_MODEL_WIDTH,
+    read_bounded,
+    short_repr,
+)
 
 
 class PolicyAgent:
@@ -118,18 +134,28 @@ class LearnedAgent(PolicyAgent):
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The policy's masked action probabilities (loading the model if needed)."""
         if self.model is None:
-            self.model = load_model(self.path, self.device)
+            self.check_layout(int(np.size(observation)), int(np.size(action_mask)))
         return super().probabilities(observation, action_mask)
+
+    def check_layout(self, observation_size: int, actions: int) -> None:
+        """Load the model now, checking that it was made for observations of
+        ``observation_size`` values and ``actions`` actions; raise :class:`ModelFileError`."""
+        if self.model is None:
+            self.model = load_model(self.path, self.device, observation_size, actions)
+            return
+        expected = (self.model.observation_space.shape[0], int(self.model.action_space.n))
+        if expected != (observation_size, actions):
+            raise ModelFileError(_layout_problem(self.path, expected, observation_size, actions))
 
 
 class ModelFileError(ValueError):
     """A model file that is not a readable MaskablePPO ``.zip`` of a supported shape."""
 
 
-MAX_FILE_BYTES = 1 << 30
-MAX_OBSERVATION = 1_000_000
-MAX_ACTIONS = 100_000
-MAX_LAYERS, MAX_WIDTH = 16, 4096
+MAX_FILE_BYTES = MAX_MODEL_BYTES  # the names of earlier versions
+MAX_OBSERVATION = MAX_MODEL_OBSERVATION
+MAX_ACTIONS = MAX_MODEL_ACTIONS
+MAX_LAYERS, MAX_WIDTH = MAX_MODEL_LAYERS, MAX_MODEL_WIDTH
 _POLICY_FLAGS = ("share_features_extractor", "ortho_init", "normalize_images")
 
 
@@ -142,9 +168,16 @@ class LoadedPolicy:
     action_space: Any
 
 
-def load_model(path: str | Path, device: str = "cpu") -> LoadedPolicy:
+def load_model(
+    path: str | Path,
+    device: str = "cpu",
+    observation_size: int | None = None,
+    actions: int | None = None,
+) -> LoadedPolicy:
     """The policy of a MaskablePPO ``.zip`` without unpickling or importing anything named
-    in it (see the module docstring); raises :class:`ModelFileError` naming the file."""
+    in it (see the module docstring); with ``observation_size`` and ``actions`` (the env's
+    layout) the file must declare those before a network is built. Raises
+    :class:`ModelFileError` naming the file and the problem."""
     import torch
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
@@ -153,33 +186,117 @@ def load_model(path: str | Path, device: str = "cpu") -> LoadedPolicy:
     if not path.exists() and path.with_suffix(".zip").exists():
         path = path.with_suffix(".zip")
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise ModelFileError(f"{path}: larger than {MAX_FILE_BYTES} bytes")
-        blob = path.read_bytes()  # one read: what is checked is what is loaded
+        blob = read_bounded(path, MAX_MODEL_BYTES)  # one read: what is checked is loaded
+    except ValueError as error:
+        raise ModelFileError(f"{path}: {error}") from None
+    try:
         with zipfile.ZipFile(io.BytesIO(blob)) as archive:
-            data = json.loads(archive.read("data"))
-            weights = archive.read("policy.pth")
+            data = json.loads(_member(path, archive, "data", MAX_MODEL_DATA_BYTES))
+            weights = _member(path, archive, "policy.pth", MAX_MODEL_WEIGHTS_BYTES)
     except ModelFileError:
         raise
     except Exception as error:  # missing entries, bad zip or JSON, odd compression, ...
-        raise ModelFileError(f"{path}: not a stable-baselines3 model archive ({error})") from error
+        raise ModelFileError(
+            f"{path}: not a stable-baselines3 model archive ({_reason(error)})"
+        ) from error
     if not isinstance(data, dict):
         raise ModelFileError(f"{path}: the 'data' entry is not a JSON object")
-    observation_space = spaces.Box(-np.inf, np.inf, (_observation_size(path, data),), np.float32)
-    action_space = spaces.Discrete(_action_count(path, data))
+    n_obs, n_actions = _observation_size(path, data), _action_count(path, data)
+    expected = (observation_size, actions)
+    if None not in expected and (n_obs, n_actions) != expected:
+        raise ModelFileError(_layout_problem(path, (n_obs, n_actions), *expected))  # type: ignore[arg-type]
     policy_kwargs = _policy_kwargs(path, data.get("policy_kwargs", {}))
+    _check_parameters(path, n_obs, n_actions, policy_kwargs)
+    observation_space = spaces.Box(-np.inf, np.inf, (n_obs,), np.float32)
+    action_space = spaces.Discrete(n_actions)
+    try:
+        state = torch.load(io.BytesIO(weights), map_location=device, weights_only=True)
+    except Exception as error:
+        raise ModelFileError(f"{path}: unreadable weights ({_reason(error)})") from error
+    _check_finite(path, state)
     try:
         policy = MaskableActorCriticPolicy(
             observation_space, action_space, lambda _progress: 0.0, **policy_kwargs
         )
-        state = torch.load(io.BytesIO(weights), map_location=device, weights_only=True)
         policy.load_state_dict(state)
     except Exception as error:
         raise ModelFileError(
-            f"{path}: the weights do not fit the stored network ({error})"
+            f"{path}: the weights do not fit the stored network ({_reason(error)})"
         ) from error
     policy.set_training_mode(False)
     return LoadedPolicy(policy.to(device), observation_space, action_space)
+
+
+def _reason(error: BaseException) -> str:
+    """An exception's message on one line, cut short; its type when it has none."""
+    text = " ".join(str(error).split())
+    if not text:
+        return type(error).__name__
+    return text if len(text) <= 300 else text[:300] + "..."
+
+
+def _layout_problem(path: Path, declared: tuple[int, int], observation: int, actions: int) -> str:
+    return (
+        f"{path}: the model expects observations of {declared[0]} values and masks of "
+        f"{declared[1]} actions, the env has {observation} and {actions}: was it trained on "
+        "another scenario's layout?"
+    )
+
+
+def _member(path: Path, archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
+    """An archive member's bytes, refused when it inflates to more than ``limit``."""
+    info = archive.getinfo(name)
+    if info.file_size > limit:
+        raise ModelFileError(
+            f"{path}: the member {name!r} inflates to {info.file_size} bytes, more than the"
+            f" limit of {limit}"
+        )
+    with archive.open(info) as member:
+        payload = member.read(limit + 1)
+    if len(payload) > limit:
+        raise ModelFileError(f"{path}: the member {name!r} inflates to more than {limit} bytes")
+    return payload
+
+
+def _check_parameters(
+    path: Path, n_obs: int, n_actions: int, policy_kwargs: dict[str, Any]
+) -> None:
+    """Refuse networks of more than ``MAX_MODEL_PARAMETERS`` before building them (the
+    default architecture is stable-baselines3's: 64 x 64 for policy and value; a features
+    extractor counts once, shared)."""
+    net_arch = policy_kwargs.get("net_arch")
+    arch = [64, 64] if net_arch is None else net_arch
+    nets = [arch.get("pi", []), arch.get("vf", [])] if isinstance(arch, dict) else [arch, arch]
+    total, features = 0, n_obs
+    if "features_extractor_kwargs" in policy_kwargs:
+        from facing_env.policies import extractor_size
+
+        try:
+            total, features = extractor_size(**policy_kwargs["features_extractor_kwargs"])
+        except TypeError as error:
+            raise ModelFileError(
+                f"{path}: features_extractor_kwargs lacks window or n_slots ({_reason(error)})"
+            ) from error
+    for widths, head in zip(nets, (n_actions, 1), strict=True):
+        sizes = [features, *widths, head]
+        total += sum(a * b + b for a, b in itertools.pairwise(sizes))
+    if total > MAX_MODEL_PARAMETERS:
+        raise ModelFileError(
+            f"{path}: the declared networks have {total} parameters, more than the limit of"
+            f" {MAX_MODEL_PARAMETERS}"
+        )
+
+
+def _check_finite(path: Path, state: Any) -> None:
+    """Every tensor of the weights is finite."""
+    import torch
+
+    if not isinstance(state, dict):
+        raise ModelFileError(f"{path}: the weights are not a state dict")
+    for key, value in state.items():
+        floating = isinstance(value, torch.Tensor) and value.is_floating_point()
+        if floating and not bool(torch.isfinite(value).all()):
+            raise ModelFileError(f"{path}: the weights {short_repr(key)} are not finite (NaN)")
 
 
 def _observation_size(path: Path, data: dict[str, Any]) -> int:
@@ -189,12 +306,12 @@ def _observation_size(path: Path, data: dict[str, Any]) -> int:
         dtype = np.dtype(str(entry["dtype"]))  # type: ignore[index]
     except Exception as error:
         raise ModelFileError(
-            f"{path}: observation_space has no readable shape ({error})"
+            f"{path}: observation_space has no readable shape ({_reason(error)})"
         ) from error
     if len(shape) != 1 or not 0 < shape[0] <= MAX_OBSERVATION or dtype.kind != "f":
         raise ModelFileError(
             f"{path}: observation_space must be a flat float Box of at most "
-            f"{MAX_OBSERVATION} values, got shape {shape} and dtype {dtype}"
+            f"{MAX_OBSERVATION} values, got shape {short_repr(shape)} and dtype {dtype}"
         )
     return shape[0]
 
@@ -205,10 +322,12 @@ def _action_count(path: Path, data: dict[str, Any]) -> int:
         kind = str(entry[":type:"])  # type: ignore[index]
         n = int(entry["n"])  # type: ignore[index]
     except Exception as error:
-        raise ModelFileError(f"{path}: action_space is not a Discrete space ({error})") from error
+        raise ModelFileError(
+            f"{path}: action_space is not a Discrete space ({_reason(error)})"
+        ) from error
     if "Discrete" not in kind or not 0 < n <= MAX_ACTIONS:
         raise ModelFileError(
-            f"{path}: action_space must be Discrete(1..{MAX_ACTIONS}), got {kind} n={n}"
+            f"{path}: action_space must be Discrete(1..{MAX_ACTIONS}), got {short_repr(kind)} n={n}"
         )
     return n
 
@@ -229,7 +348,7 @@ def _policy_kwargs(path: Path, kwargs: Any) -> dict[str, Any]:
         elif key == "features_extractor_kwargs":
             out[key] = _extractor_kwargs(path, value)
         elif key not in ("device", ":type:", ":serialized:"):  # the pickle is never read
-            raise ModelFileError(f"{path}: unsupported policy_kwargs entry {key!r}")
+            raise ModelFileError(f"{path}: unsupported policy_kwargs entry {short_repr(key)}")
     if ("features_extractor_kwargs" in out) != ("features_extractor_class" in out):
         raise ModelFileError(
             f"{path}: features_extractor_class and features_extractor_kwargs come together"
@@ -257,9 +376,7 @@ def _extractor_kwargs(path: Path, value: Any) -> dict[str, int]:
 
     names = ("window", "n_slots", "conv_channels", "window_dim", "entity_dim")
     ok = isinstance(value, dict) and set(value) <= set(names)
-    if not ok or not all(
-        type(v) is int and 0 < v <= MAX_WIDTH for v in value.values()
-    ):
+    if not ok or not all(type(v) is int and 0 < v <= MAX_WIDTH for v in value.values()):
         raise ModelFileError(
             f"{path}: features_extractor_kwargs must map {names} to integers in "
             f"1..{MAX_WIDTH}, got {str(value)[:200]}"
@@ -273,7 +390,7 @@ def _net_arch(path: Path, value: Any) -> Any:
         if not ok or not all(isinstance(w, int) and 0 < w <= MAX_WIDTH for w in layers):
             raise ModelFileError(
                 f"{path}: net_arch needs at most {MAX_LAYERS} layers of 1..{MAX_WIDTH} units, "
-                f"got {layers!r}"
+                f"got {short_repr(layers)}"
             )
         return list(layers)
 

@@ -1,0 +1,171 @@
+"""Checks of command-line arguments, made before any long work starts.
+
+``train.py``, ``train_rllib.py``, ``python -m facing_env.evaluate`` and
+``python -m facing_env.replay`` check every argument first (the scenario, agent names and
+model files, output folders and files, counts) and report a mistake as argparse does: one
+line ``PROG: error: MESSAGE`` on stderr and exit status 2 (:class:`UsageError`), with no
+traceback and before any training or game.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from facing_env.errors import FacingEnvError
+from facing_env.limits import short_repr
+
+USAGE_STATUS = 2
+"""Exit status of a command-line mistake (as argparse)."""
+
+
+class UsageError(SystemExit):
+    """A mistake on the command line: exits with status 2; ``str()`` is the message."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(USAGE_STATUS)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def fail(prog: str, message: str) -> NoReturn:
+    """Print ``PROG: error: MESSAGE`` (one line) to stderr and exit with status 2."""
+    line = " ".join(message.split())
+    print(f"{prog}: error: {line}", file=sys.stderr)
+    raise UsageError(line)
+
+
+def output_file(path: str | None, option: str, suffixes: Sequence[str]) -> str | None:
+    """Check a file to write: one of ``suffixes``, not a folder, in a writable folder (made
+    later if missing, so the nearest existing one must be writable); raise ``ValueError``."""
+    if path is None:
+        return None
+    target = Path(path)
+    if target.suffix.lower() not in suffixes:
+        raise ValueError(f"{option} {short_repr(path)}: expected a {' or '.join(suffixes)} file")
+    if target.is_dir():
+        raise ValueError(f"{option} {short_repr(path)} is a folder, not a file")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise ValueError(f"{option} {short_repr(path)} is not writable")
+    _writable_folder(target.parent, option, path)
+    return path
+
+
+def output_folder(path: str | None, option: str) -> str | None:
+    """Check a folder to write into (made if missing); raise ``ValueError``."""
+    if path is None:
+        return None
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"{option} {short_repr(path)} is a file, not a folder")
+    _writable_folder(target, option, path)
+    return path
+
+
+def _writable_folder(folder: Path, option: str, given: str) -> None:
+    existing = folder.absolute()
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"{option} {short_repr(given)}: {existing} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"{option} {short_repr(given)}: cannot write in {existing}")
+
+
+def input_folder(path: str | None, option: str) -> str | None:
+    """Check a folder to read; raise ``ValueError``."""
+    if path is not None and not Path(path).is_dir():
+        raise ValueError(f"{option} {short_repr(path)} is not a folder")
+    return path
+
+
+def count(value: Any, option: str, low: int = 1) -> int:
+    """Check an integer count of at least ``low``; raise ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{option} must be an integer of at least {low}, got {short_repr(value)}")
+    return value
+
+
+def number(
+    value: Any, option: str, low: float, high: float = math.inf, *, open_low: bool = False
+) -> float:
+    """Check a finite number in ``[low, high]`` (``(low, high]`` with ``open_low``)."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    ok = ok and (value > low if open_low else value >= low) and value <= high
+    if not ok:
+        bounds = f"{'(' if open_low else '['}{low}, {high}]"
+        raise ValueError(f"{option} must be a finite number in {bounds}, got {short_repr(value)}")
+    return float(value)
+
+
+def agents(names: Iterable[str], option: str, scenario: str, **env_kwargs: Any) -> dict[str, Any]:
+    """Make every agent of ``names`` and check each saved model against the scenario's
+    layout (observation size and action count); raise ``ValueError`` naming the agent."""
+    from facing_env.agents import make_agent
+    from facing_env.env import raw_env
+
+    made: dict[str, Any] = {}
+    layout: tuple[int, int] | None = None
+    for name in names:
+        if name in made:
+            continue
+        try:
+            agent = make_agent(name)
+            check = getattr(agent, "check_layout", None)
+            if check is not None:
+                if layout is None:
+                    env = raw_env(scenario=scenario, **env_kwargs)
+                    layout = (env.layout.size, env.codec.n)
+                check(*layout)
+        except (FacingEnvError, ValueError, ImportError, OSError) as exc:
+            raise ValueError(f"{option}: {exc}") from None
+        made[name] = agent
+    return made
+
+
+def widths(values: Sequence[Any], option: str) -> tuple[int, ...]:
+    """Check hidden-layer widths: 1 to ``MAX_MODEL_LAYERS`` layers of 1 to
+    ``MAX_MODEL_WIDTH`` units (what a saved model may declare to be loaded again)."""
+    from facing_env.limits import MAX_MODEL_LAYERS, MAX_MODEL_WIDTH
+
+    if not 1 <= len(values) <= MAX_MODEL_LAYERS:
+        raise ValueError(f"{option} needs 1 to {MAX_MODEL_LAYERS} layers, got {len(values)}")
+    for value in values:
+        count(value, option)
+        if value > MAX_MODEL_WIDTH:
+            raise ValueError(f"{option}: a layer has at most {MAX_MODEL_WIDTH} units, got {value}")
+    return tuple(values)
+
+
+def run_name_part(value: str, option: str) -> str:
+    """Check a part of a run folder's name: not empty, no path separator."""
+    if not value or "/" in value or "\\" in value or value in (".", "..") or "\0" in value:
+        raise ValueError(f"{option} {short_repr(value)} cannot be part of a folder name")
+    return value
+
+
+def env_options(scenario: str, dice: str | None, env_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Check the scenario, ``--dice`` and ``--env-kwargs`` by making the env once; the
+    keyword arguments of the env (``dice`` included when given)."""
+    from facing_env.env import raw_env
+
+    if dice not in (None, "roll", "expected"):
+        raise ValueError(f"--dice must be 'roll' or 'expected', got {short_repr(dice)}")
+    kwargs = {**env_kwargs, **({"dice": dice} if dice else {})}
+    known = ("max_rounds", "window", "dice", "flat_footed_start")
+    unknown = sorted(set(kwargs) - set(known))
+    if unknown:
+        raise ValueError(f"--env-kwargs: unknown keys {unknown} (known: {', '.join(known)})")
+    try:
+        raw_env(scenario=scenario, **kwargs)
+    except FacingEnvError:
+        raise
+    except ValueError as exc:
+        raise ValueError(f"--env-kwargs: {exc}") from None
+    return kwargs

@@ -1,0 +1,183 @@
+"""Command lines check every argument first: a mistake ends at once, before any game or
+training, with one line ``PROG: error: ...`` on stderr and exit status 2 (as argparse)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from facing_env import cli
+from facing_env.agents import make_agent
+from facing_env.evaluate import evaluate
+from facing_env.evaluate import main as evaluate_main
+from facing_env.replay import main as replay_main
+
+ROOT = Path(__file__).resolve().parent.parent
+SECONDS = 2.0
+"""Time budget of a refusal."""
+
+
+def refused(capsys: pytest.CaptureFixture, run: Callable[[], Any], prog: str, *needles: str):
+    """Run a command's entry point; it must exit with status 2 in time, printing one line
+    naming the problem."""
+    start = time.perf_counter()
+    with pytest.raises(SystemExit) as info:
+        run()
+    assert time.perf_counter() - start < SECONDS
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(prog) and ": error: " in lines[0], err
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+@pytest.fixture
+def no_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail if a game starts."""
+    import facing_env.evaluate as module
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(module, "play_game", refuse)
+
+
+# -- python -m facing_env.evaluate ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["--agents", "random", "wizard"], "unknown agent 'wizard'"),
+        (["--agents", "random", "random"], "two different agents"),
+        (["--agents", "random", "flanker", "--games", "0"], "--games must be an integer"),
+        (["--agents", "random", "flanker", "--seed", "-1"], "--seed"),
+        (["--agents", "random", "flanker", "--scenario", "nope"], "unknown scenario 'nope'"),
+        (["--agents", "random", "model:no/such/model.zip"], "no model file"),
+        (["--agents", "random", "flanker", "--json", "out.txt"], "expected a .json file"),
+        (["--agents", "random", "flanker", "--markdown", "out.json"], "--markdown"),
+        (["--agents", "random", "flanker", "--tensorboard", "no/such/dir"], "is not a folder"),
+    ],
+)
+def test_evaluate_checks_its_arguments_before_any_game(capsys, no_games, argv, needle):
+    refused(capsys, lambda: evaluate_main(argv), "python -m facing_env.evaluate", needle)
+
+
+def test_evaluate_refuses_outputs_it_cannot_write_before_any_game(capsys, no_games, tmp_path):
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("a file, not a folder")
+    for option, target in (
+        ("--json", blocker / "r.json"),
+        ("--markdown", blocker / "r.md"),
+        ("--record", blocker),
+        ("--plots", blocker / "sub"),
+    ):
+        argv = ["--agents", "random", "flanker", option, str(target)]
+        refused(capsys, lambda argv=argv: evaluate_main(argv), "python", option)
+    folder = tmp_path / "folder.json"
+    folder.mkdir()
+    argv = ["--agents", "random", "flanker", "--json", str(folder)]
+    refused(capsys, lambda: evaluate_main(argv), "python", "is a folder")
+
+
+def test_evaluate_exits_2_with_one_line_from_the_shell():
+    proc = subprocess.run(
+        [sys.executable, "-m", "facing_env.evaluate", "--agents", "random", "wizrd"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "python -m facing_env.evaluate: error: --agents: unknown agent 'wizrd'; expected one of"
+        " random, aggressive, flanker, defensive, model:PATH[@T], rllib:PATH[#MODULE_ID]"
+    ]
+    assert "Traceback" not in proc.stderr
+
+
+def test_replays_of_agents_whose_names_share_a_stem_do_not_overwrite(tmp_path):
+    names = ["model:a/policy.zip", "model:b/policy.zip", "model:c/policy"]
+    evaluate("duel", names, 2, record_dir=tmp_path, make=lambda _n: make_agent("random"))
+    files = sorted(p.name for p in tmp_path.glob("*.json"))
+    assert len(files) == 3 * 2
+    assert "policy_vs_policy-2_0000.json" in files and "policy-2_vs_policy-3_0001.json" in files
+
+
+# -- python -m facing_env.replay ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def replay_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("replay")
+    evaluate_main(["--agents", "random", "aggressive", "--games", "1", "--record", str(folder)])
+    return next(folder.glob("*.json"))
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--fps", "0"], "--fps must be a finite number"),
+        (["--fps", "nan"], "--fps"),
+        (["--fps", "1e9"], "--fps"),
+        (["--gif", "out.png"], "expected a .gif file"),
+        (["--html", "out.gif"], "--html"),
+        (["--mp4", "out.avi"], "--mp4"),
+    ],
+)
+def test_replay_checks_its_arguments_before_replaying(capsys, replay_file, extra, needle):
+    argv = [str(replay_file), *extra]
+    refused(capsys, lambda: replay_main(argv), "python -m facing_env.replay", needle)
+
+
+def test_replay_refuses_bad_files_in_one_line(capsys, tmp_path):
+    prog = "python -m facing_env.replay"
+    refused(capsys, lambda: replay_main([str(tmp_path / "nope.json")]), prog, "nope.json")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    refused(capsys, lambda: replay_main([str(deep)]), prog, "nested deeper than")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "x"}')
+    refused(capsys, lambda: replay_main([str(bad)]), prog, "not a replay file")
+    if hasattr(os, "mkfifo"):
+        fifo = tmp_path / "pipe.json"
+        os.mkfifo(fifo)
+        refused(capsys, lambda: replay_main([str(fifo)]), prog, "not a regular file")
+    refused(capsys, lambda: replay_main(["/dev/zero"]), prog, "not a regular file")
+
+
+def test_a_replay_naming_a_hostile_scenario_is_refused(capsys, replay_file, tmp_path):
+    record = json.loads(replay_file.read_text())
+    for scenario, needle in (("/dev/zero", "not a regular file"), ("x" * 10_000, "scenario")):
+        path = tmp_path / "r.json"
+        path.write_text(json.dumps({**record, "scenario": scenario}))
+        refused(capsys, lambda path=path: replay_main([str(path)]), "python", needle)
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def test_usage_error_is_status_2_with_the_message():
+    error = cli.UsageError("bad thing")
+    assert error.code == 2 and str(error) == "bad thing"
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"), [(1, True), (0, False), (True, False), (1.0, False), ("1", False)]
+)
+def test_counts_are_integers(value, ok):
+    if ok:
+        assert cli.count(value, "--n") == value
+    else:
+        with pytest.raises(ValueError, match="--n must be an integer"):
+            cli.count(value, "--n")
