@@ -1,9 +1,11 @@
-"""The project explains itself: every rule id cited is defined in docs/rules.md, and every
-document the code and docs point to exists in the repository."""
+"""The project explains itself: every rule id cited is defined in docs/rules.md, every
+document the code and docs point to exists in the repository, and the package metadata
+says which Pythons it supports."""
 
 from __future__ import annotations
 
 import re
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -123,3 +125,19 @@ def test_markdown_links_resolve(doc):
         if anchor and dest.suffix == ".md":
             headings = re.findall(r"^#+ (.+)$", _text(dest), re.M)
             assert anchor in {_slug(h) for h in headings}, f"{doc}: no heading for #{anchor}"
+
+
+def test_pyproject_declares_supported_pythons():
+    """``requires-python`` and the version classifiers agree, and this interpreter is one."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    project = tomllib.loads(_text(ROOT / "pyproject.toml"))["project"]
+    floor = re.fullmatch(r">=\s*3\.(\d+)", project["requires-python"])
+    assert floor is not None
+    minors = sorted(
+        int(c.rsplit(".", 1)[1])
+        for c in project["classifiers"]
+        if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)
+    )
+    assert minors and minors[0] == int(floor.group(1))
+    assert minors == list(range(minors[0], minors[-1] + 1))
+    assert sys.version_info >= (3, minors[0])
