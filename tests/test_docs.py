@@ -141,3 +141,32 @@ def test_pyproject_declares_supported_pythons():
     assert minors and minors[0] == int(floor.group(1))
     assert minors == list(range(minors[0], minors[-1] + 1))
     assert sys.version_info >= (3, minors[0])
+
+
+def _drawn_rings() -> list[tuple[str, str, str]]:
+    """(rule set, facing, picture) of every ring drawn in docs/rules.md: code blocks whose
+    first line names pictures as ``<size> <facing>``, side by side; ``#`` is the creature."""
+    title = re.compile(r"(\S+) (N|NE|E|SE|S|SW|W|NW)\b")
+    rings = []
+    for block in re.findall(r"^```\n(.*?)^```", _text(RULES), re.M | re.S):
+        header, *lines = block.splitlines()
+        starts = [m.start() for m in title.finditer(header)]
+        if not starts or "#" not in block:
+            continue
+        for m, start, end in zip(title.finditer(header), starts, [*starts[1:], None], strict=True):
+            rows = [line[start:end].strip() for line in lines]
+            picture = "\n".join(row.replace("#", "C") for row in rows if row)
+            ruleset = "side_rear" if "S" in picture.replace(" ", "") else "ua35"
+            rings.append((ruleset, m.group(2), picture))
+    return rings
+
+
+def test_drawn_rings_of_the_rules_doc_are_what_the_code_computes():
+    """The pictures of IC-01 and IC-11 in docs/rules.md, redrawn square by square from
+    ``rules.areas``."""
+    from tests.test_geometry import _ring_picture, _squash
+
+    rings = _drawn_rings()
+    assert len(rings) == 10
+    for ruleset, facing, picture in rings:
+        assert _ring_picture(picture, ruleset, facing) == _squash(picture), (ruleset, facing)
