@@ -1,6 +1,6 @@
 """facing_env: facing-aware d20 tactical combat as a PettingZoo multi-agent environment.
 
-Public API (DESIGN.md section 2)::
+Public API (docs/design.md)::
 
     import facing_env
     env = facing_env.env(scenario="duel")          # AEC with PettingZoo's safety wrappers

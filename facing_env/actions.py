@@ -1,4 +1,4 @@
-"""The flat ``Discrete(n)`` action codec and its exact mask (DESIGN.md section 6).
+"""The flat ``Discrete(n)`` action codec and its exact mask (docs/design.md, turns and actions).
 
 Layout, the same on square and hex grids (unused slots are always masked):
 

@@ -333,7 +333,7 @@ class Battle:
 
     @classmethod
     def from_spec(cls, spec: Mapping[str, Any], *, file: str | None = None) -> Battle:
-        """Build a battle from a spec dict (DESIGN.md section 4); raise ScenarioError."""
+        """Build a battle from a spec dict (docs/design.md, battle specs); raise ScenarioError."""
         if not isinstance(spec, Mapping):
             raise ScenarioError(
                 f"a battle spec must be a mapping, got {type(spec).__name__}", file=file

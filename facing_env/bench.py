@@ -3,8 +3,8 @@
 For every built-in scenario it plays random masked actions through ``facing_env.env()``
 (observation and mask included, as a learner would see them) and reports steps per second,
 then the same for observation building alone (``observe`` on a fixed state) and for
-PettingZoo's ``connect_four_v3.env()`` measured in the same run, the yardstick of
-DESIGN.md section 9. All randomness is seeded, so two runs play the same games. The first
+PettingZoo's ``connect_four_v3.env()`` measured in the same run, the yardstick
+(docs/design.md, speed). All randomness is seeded, so two runs play the same games. The first
 line says whether the optional Cython build is in use (:mod:`facing_env._accel`).
 """
 

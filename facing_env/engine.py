@@ -3,7 +3,7 @@
 ``legal_actions(battle)`` is the single source of truth: it lists every action for which
 ``why_illegal`` finds nothing wrong, and ``apply`` raises :class:`IllegalActionError` with
 that same reason for anything else. All rules come from :mod:`facing_env.rules`; the
-engine only sequences them (DESIGN.md section 6):
+engine only sequences them (docs/design.md, turns and actions):
 
 - a turn is a move action plus a standard action, or a full-round action (a full attack
   with iterative attacks, a double move, a run at x4 / x3 in heavy armour that leaves the

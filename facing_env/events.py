@@ -1,6 +1,6 @@
 """Typed outcomes of the engine: one record per thing that happened.
 
-A log, a replay, a reward and a test all read the same records (STYLE.md point 5).
+A log, a replay, a reward and a test all read the same records (docs/design.md, conventions).
 """
 
 from __future__ import annotations

@@ -231,7 +231,7 @@ def _square_shape(side: int) -> Shape:
 
 
 def _hex_triangle(side: int, up: bool = True) -> Shape:
-    """Triangle of hexes: ``up`` has its apex to the north (RULES.md SR-06)."""
+    """Triangle of hexes: ``up`` has its apex to the north (SR-06, docs/rules.md)."""
     if up:
         offsets = [(q, -j) for j in range(side) for q in range(j, side)]
     else:

@@ -19,6 +19,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from facing_env import geometry
 from facing_env.canvas import AREA_COLOURS
@@ -28,6 +29,8 @@ from facing_env.types import Area, GridKind, Ruleset, Size
 CURVE_TAGS = ("rollout/ep_rew_mean",)
 CURVE_PREFIXES = ("eval/",)
 DPI = 100
+STEP_TICKS = 5
+"""At most this many intervals between step ticks on a learning curve's x axis."""
 
 
 def plots(
@@ -90,11 +93,29 @@ def read_scalars(tensorboard: str | Path) -> dict[str, list[tuple[int, float]]]:
     return {tag: sorted(v) for tag, v in out.items()}
 
 
+def step_label(value: float, _position: object = None) -> str:
+    """A short label for a number of steps: ``950``, ``200k``, ``1.25M``, ``3B`` (at most
+    three significant digits; a matplotlib ``FuncFormatter``)."""
+    sign, size = ("-" if value < 0 else ""), abs(float(value))
+    for unit, scale in (("B", 1e9), ("M", 1e6), ("k", 1e3)):
+        if round(size / scale, 2) >= 1:
+            digits = 2 if size < 10 * scale else 1 if size < 100 * scale else 0
+            text = f"{size / scale:.{digits}f}"
+            return sign + (text.rstrip("0").rstrip(".") if digits else text) + unit
+    return sign + f"{size:.0f}"
+
+
 def learning_curves(tensorboard: str | Path, path: Path) -> Path | None:
     """The episode reward and evaluation scalars against training steps (None if no logs)."""
     scalars = read_scalars(tensorboard)
     if not scalars:
         return None
+    return _save(curves_figure(scalars), path)
+
+
+def curves_figure(scalars: dict[str, list[tuple[int, float]]]) -> Figure:
+    """One panel per tag; steps on the x axis as ``200k`` / ``1.2M``, whole numbers, at most
+    :data:`STEP_TICKS` intervals between ticks, so the labels never overlap."""
     tags = sorted(scalars, key=lambda t: (t not in CURVE_TAGS, t))
     cols = min(3, len(tags))
     rows = math.ceil(len(tags) / cols)
@@ -107,10 +128,13 @@ def learning_curves(tensorboard: str | Path, path: Path) -> Path | None:
         if ("rate" in tag or "share" in tag) and 0 <= min(values) <= max(values) <= 1:
             ax.set_ylim(-0.03, 1.03)
         ax.set_xlabel("learner steps", fontsize=8)
+        ax.xaxis.set_major_locator(MaxNLocator(STEP_TICKS, steps=[1, 2, 2.5, 5, 10], integer=True))
+        ax.xaxis.set_major_formatter(FuncFormatter(step_label))
+        ax.tick_params(labelsize=8)
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[len(tags) :]:
         ax.axis("off")
-    return _save(fig, path)
+    return fig
 
 
 def _grid(report: Report) -> tuple[GridKind, Ruleset]:

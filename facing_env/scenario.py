@@ -1,6 +1,6 @@
 """Scenarios: YAML files validated with clear errors, a registry, and a seeded generator.
 
-A scenario is a battle spec (DESIGN.md section 4) plus episode settings: ``name``,
+A scenario is a battle spec (docs/design.md, battle specs) plus episode settings: ``name``,
 ``description``, ``max_rounds``, ``dice`` (``roll`` or ``expected``), reward ``weights`` and
 the ``observation`` window. Creatures may start from a bestiary stat block with
 ``template: NAME`` (``configs/bestiary.yaml``). A ``generator`` section instead of

@@ -1,4 +1,4 @@
-"""The battle spec schema (DESIGN.md section 4), validated with pydantic.
+"""The battle spec schema (docs/design.md, battle specs), validated with pydantic.
 
 Only ``id``, ``size`` and ``pos`` of a creature are required; every other field has a
 documented default, so a rules question can be asked with a tiny spec. Unknown fields are
@@ -109,7 +109,7 @@ class ShieldSpec(_Strict):
 
 
 class CreatureSpec(_Strict):
-    """One creature (DESIGN.md section 4)."""
+    """One creature (docs/design.md, battle specs)."""
 
     id: Name
     size: str | int

@@ -1,4 +1,4 @@
-"""Every rules number in one place, as named rows (STYLE.md point 3).
+"""Every rules number in one place, as named rows (docs/design.md, conventions).
 
 Logic elsewhere looks numbers up here; no rule value is written as a literal in code.
 """
@@ -137,7 +137,7 @@ TERRAIN_CHARS: Mapping[str, Terrain] = MappingProxyType(
         "^": Terrain.HAZARDOUS,
     }
 )
-"""ASCII map legend (DESIGN.md section 4; ``^`` hazardous, EP-TER-05)."""
+"""ASCII map legend (docs/design.md, battle specs; ``^`` hazardous, EP-TER-05)."""
 
 TERRAIN_NAMES: Mapping[str, Terrain] = MappingProxyType(
     {
@@ -150,7 +150,7 @@ TERRAIN_NAMES: Mapping[str, Terrain] = MappingProxyType(
     }
 )
 
-# -- Rulesets as data (DESIGN.md section 3) --------------------------------------------------
+# -- Rulesets as data (docs/design.md, conventions) --------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -270,7 +270,7 @@ FEATS = (
     "Runner",
     "Improved Initiative",
 )
-"""Feats the rules know (section 10); others are rejected by the scenario validator."""
+"""Feats the rules know (docs/rules.md, feats); others are rejected by the scenario validator."""
 
 FACELESS_MONSTERS = (
     "elemental",

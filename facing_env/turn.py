@@ -1,6 +1,6 @@
 """Turn-structure state: initiative order, round, and the acting creature's action economy.
 
-Plain records that the engine updates in place (DESIGN.md section 6).
+Plain records that the engine updates in place (docs/design.md, turns and actions).
 """
 
 from __future__ import annotations

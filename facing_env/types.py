@@ -1,6 +1,6 @@
 """Small vocabulary shared by every module: positions, sizes, areas, rulesets, grids.
 
-Conventions (DESIGN.md section 3, RULES.md preamble): on the square grid x grows east and
+Conventions (docs/rules.md and docs/design.md, conventions): on the square grid x grows east and
 y grows south, a creature's ``pos`` is its top-left square; on the hex grid positions are
 axial ``(q, r)`` with pointy-top hexes.
 """
@@ -27,7 +27,7 @@ class GridKind(str, Enum):
 
 
 class Ruleset(str, Enum):
-    """The three rule sets (RULES.md preamble)."""
+    """The three rule sets (docs/rules.md, sources)."""
 
     UA35 = "ua35"  # Unearthed Arcana combat facing (S0, S1)
     SIDE_REAR = "side_rear"  # front/side/rear with the flanked condition (S2)
@@ -95,7 +95,7 @@ class Side(str, Enum):
 
 
 class AttackKind(str, Enum):
-    """What kind of attack a facing modifier is asked for (DESIGN.md section 5)."""
+    """What kind of attack a facing modifier is asked for (docs/design.md, rule queries)."""
 
     ATTACK = "attack"
     AOO = "aoo"
@@ -106,7 +106,8 @@ class AttackKind(str, Enum):
 
 
 class MoveMode(str, Enum):
-    """Modes of voluntary movement for attacks of opportunity (section 8, 18)."""
+    """Modes of voluntary movement for attacks of opportunity (SRD-AOO-02, EP-DBL-01,
+    EP-RUN-01, EP-5FT-01, EP-WDR-01, EP-CHG-02, EP-FORCE-01 in docs/rules.md)."""
 
     WALK = "walk"
     DOUBLE_MOVE = "double_move"

@@ -1,8 +1,8 @@
 """Attack-roll rules under facing: ``facing_modifier``, ``attack_breakdown`` and friends.
 
-Rule ids from RULES.md: ua35 (§5-§15), side_rear (§17) and standard flanking (§16).
-Boards follow RULES.md's coordinates: x grows east, y grows south; a board's letter is the
-creature's id unless an ``id`` is given.
+Rule ids from docs/rules.md: ua35 (UA-*), side_rear (SR-*) and standard flanking
+(SRD-FLANK-01, EP-FLANK-*). Boards follow docs/rules.md's coordinates: x grows east, y grows
+south; a board's letter is the creature's id unless an ``id`` is given.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Battle specs: round-trips, defaults and clear errors (DESIGN.md section 4).
+"""Battle specs: round-trips, defaults and clear errors (docs/design.md, battle specs).
 
 Rule ids: EP-SPACE-01 (spaces), EP-REACH-01 (natural reach), SRD-SIZE-01, UA-FACE-01,
 UA-HEX-03, IC-05, IC-07 (diagonal option), IC-11, EP-TER-01..04 (map legend).
@@ -108,7 +108,7 @@ MINIMAL: dict[str, Any] = {"creatures": [{"id": "x", "size": "Medium", "pos": [0
 
 @pytest.mark.parametrize("spec", [RICH, HEX, MINIMAL], ids=["rich", "hex", "minimal"])
 def test_round_trip(spec):
-    """DESIGN.md 4: ``Battle.from_spec(b.to_spec())`` round-trips, and the copy answers
+    """Battle specs: ``Battle.from_spec(b.to_spec())`` round-trips, and the copy answers
     rule queries the same (UA-FACE-02/03, SR-06, EP-TER-01)."""
     b = Battle.from_spec(copy.deepcopy(spec))
     out = b.to_spec()
@@ -128,7 +128,7 @@ def test_round_trip(spec):
 
 
 def test_round_trip_keeps_fields():
-    """DESIGN.md 4: every given field survives to_spec (map written as a terrain list)."""
+    """Battle specs: every given field survives to_spec (map written as a terrain list)."""
     out = Battle.from_spec(copy.deepcopy(RICH)).to_spec()
     assert out["ruleset"] == "ua35"
     assert out["diagonal"] == "uniform"
@@ -203,7 +203,7 @@ def test_round_trip_hex_shapes():
     ],
 )
 def test_defaults(size, reach):
-    """DESIGN.md 4 defaults: team = the id, facing N, hp 10, ac 10, speed 30, one melee
+    """Battle-spec defaults: team = the id, facing N, hp 10, ac 10, speed 30, one melee
     attack at +0 for 1d6 with the size's natural reach (EP-REACH-01: the side of the space;
     Tiny and smaller have none)."""
     b = Battle.from_spec({"creatures": [{"id": "solo", "size": size, "pos": [2, 2]}]})
@@ -216,7 +216,7 @@ def test_defaults(size, reach):
 
 
 def test_default_teams_make_everyone_a_foe():
-    """DESIGN.md 4 (team defaults to the id), EP-WALK-01: two creatures without teams are
+    """Battle specs (team defaults to the id), EP-WALK-01: two creatures without teams are
     enemies, so neither may walk through the other."""
     b = Battle.from_spec(
         {
@@ -230,7 +230,7 @@ def test_default_teams_make_everyone_a_foe():
 
 
 def test_default_board_and_rules():
-    """DESIGN.md 4: ruleset ua35 on a 12x12 square grid with alternating diagonals (IC-07)."""
+    """Battle specs: ruleset ua35 on a 12x12 square grid with alternating diagonals (IC-07)."""
     out = Battle.from_spec(MINIMAL).to_spec()
     assert out["ruleset"] == "ua35"
     assert out["grid"] == {"kind": "square", "width": 12, "height": 12}
@@ -255,7 +255,7 @@ def test_default_facing_hex():
 
 
 def test_map_sets_board_size():
-    """DESIGN.md 4: without a grid, the map gives the board size."""
+    """Battle specs: without a grid, the map gives the board size."""
     out = Battle.from_spec({"map": "....\n....\n....", "creatures": []}).to_spec()
     assert (out["grid"]["width"], out["grid"]["height"]) == (4, 3)
 
@@ -341,7 +341,7 @@ BAD = [
     ("spec", "creature", "field", "words"), [b[1:] for b in BAD], ids=[b[0] for b in BAD]
 )
 def test_bad_creature_input(spec, creature, field, words):
-    """DESIGN.md 4: a ScenarioError naming the creature and the field (EP-SPACE-01 spaces on
+    """Battle specs: a ScenarioError naming the creature and the field (EP-SPACE-01 spaces on
     the board, no overlaps; EP-TER-03 no creature on blocked terrain; UA-FACE-01 facings)."""
     with pytest.raises(ScenarioError) as err:
         Battle.from_spec(spec)
@@ -387,7 +387,7 @@ BAD_BOARD = [
     ("spec", "field", "words"), [b[1:] for b in BAD_BOARD], ids=[b[0] for b in BAD_BOARD]
 )
 def test_bad_board_input(spec, field, words):
-    """DESIGN.md 4 (map legend of EP-TER-01..04): board errors name the field."""
+    """Battle specs (map legend of EP-TER-01..04): board errors name the field."""
     with pytest.raises(ScenarioError) as err:
         Battle.from_spec(spec)
     assert err.value.field == field
@@ -397,13 +397,13 @@ def test_bad_board_input(spec, field, words):
 
 
 def test_error_names_the_file():
-    """DESIGN.md 4: a ScenarioError names the file when one is given."""
+    """Battle specs: a ScenarioError names the file when one is given."""
     with pytest.raises(ScenarioError) as err:
         Battle.from_spec({"creatures": [_c(size="Mediun")]}, file="configs/duel.yaml")
     assert str(err.value).startswith("configs/duel.yaml: creature 'a': field 'size': ")
 
 
 def test_dead_creatures_may_share_a_square():
-    """DESIGN.md 4: only living creatures occupy space (a corpse under a living creature)."""
+    """Battle specs: only living creatures occupy space (a corpse under a living creature)."""
     b = Battle.from_spec({"creatures": [_c(hp=0), {"id": "b", "size": "Medium", "pos": [1, 1]}]})
     assert [c["id"] for c in b.to_spec()["creatures"]] == ["a", "b"]

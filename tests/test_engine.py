@@ -1,11 +1,11 @@
 """The turn engine through its public functions: ``start``, ``legal_actions``,
 ``why_illegal``, ``apply``, ``actor``, ``is_over`` and ``winner``.
 
-Rule ids from RULES.md: initiative and flat-footed (SRD-INIT-01, SRD-FF-01, SRD-SEQ-01),
+Rule ids from docs/rules.md: initiative and flat-footed (SRD-INIT-01, SRD-FF-01, SRD-SEQ-01),
 the action economy (EP-DBL-01, EP-RUN-01, EP-RUN-02, IC-13, EP-5FT-01..03, EP-TER-01),
 facing changes (UA-MOVE-01..06, UA-ATK-04, SR-02..04, IC-20), attacks (UA-ATK-01..02,
 UA-OPP-01..02, UA-SNK-01..02, UA-FEAT-CLV), attacks of opportunity (UA-AOO-01..03,
-SRD-AOO-02, SRD-AOO-04, SRD-AOO-05, UA-FEAT-CR, IC-09, IC-12) and DESIGN.md section 6.
+SRD-AOO-02, SRD-AOO-04, SRD-AOO-05, UA-FEAT-CR, IC-09, IC-12) and docs/design.md, turns and actions.
 
 Dice are exact: :class:`ScriptedDice` hands out the d20 rolls a test lists (and fails the
 test if the engine asks for one more), damage dice read their expected value (``expected``
@@ -167,7 +167,7 @@ def test_srd_init_01_dead_creatures_roll_no_initiative():
 
 
 def test_srd_init_01_seeded_dice_replay_the_same_battle():
-    """DESIGN.md section 6: the same seed replays the same initiative and the same rolls."""
+    """The same seed replays the same initiative and the same rolls."""
 
     def play(seed: int) -> list:
         b = board(
@@ -269,7 +269,7 @@ def test_srd_ff_01_flat_footed_creatures_make_no_attacks_of_opportunity(
 
 
 # ==========================================================================================
-# The action economy: move + standard, full attack, double move (DESIGN.md 6, EP-DBL-01)
+# The action economy: move + standard, full attack, double move (EP-DBL-01)
 # ==========================================================================================
 
 
@@ -315,7 +315,7 @@ def test_standard_attack_then_a_move_action_of_speed_squares():
     ],
 )
 def test_full_attack_iterative_attacks_at_minus_5(bab, penalties):
-    """DESIGN.md 6: a full attack makes the iterative attacks of the base attack bonus at
+    """A full attack makes the iterative attacks of the base attack bonus at
     -5 each (+6/+1, +11/+6/+1, +16/+11/+6/+1); expected dice: totals 10.5 + 2 + penalty."""
     b = board(
         "A B",
@@ -393,7 +393,7 @@ def test_ep_dbl_01_double_move_is_twice_the_speed():
 
 
 def test_a_turn_with_nothing_left_ends_by_itself():
-    """DESIGN.md 6 'until it ends its turn or has nothing left': under ``standard`` (no
+    """A turn lasts 'until it ends its turn or has nothing left': under ``standard`` (no
     facing) a double move of 12 squares leaves nothing, so B's turn starts."""
     rows = ["A"] + ["."] * 12 + ["B"]
     b = board("\n".join(rows), "standard")
@@ -1298,7 +1298,7 @@ def test_an_attack_of_opportunity_can_kill_the_mover():
 
 
 # ==========================================================================================
-# Expected-value dice (DESIGN.md: ``dice: expected``)
+# Expected-value dice (the scenario setting ``dice: expected``)
 # ==========================================================================================
 
 
@@ -1365,7 +1365,7 @@ def test_expected_mode_initiative_and_log_do_not_depend_on_the_seed():
 
 
 # ==========================================================================================
-# legal_actions, why_illegal, apply and IllegalActionError (DESIGN.md section 6)
+# legal_actions, why_illegal, apply and IllegalActionError (docs/design.md, turns and actions)
 # ==========================================================================================
 
 
@@ -1421,7 +1421,7 @@ def _scenarios() -> dict[str, Battle]:
 
 @pytest.mark.parametrize("name", ["ua35", "side_rear", "standard", "hex"])
 def test_legal_actions_are_exactly_the_actions_why_illegal_accepts(name):
-    """DESIGN.md 6: ``legal_actions`` lists exactly the actions ``why_illegal`` accepts
+    """``legal_actions`` lists exactly the actions ``why_illegal`` accepts
     (no duplicates), END_TURN is always among them, ``apply`` raises IllegalActionError
     naming the action and the reason for the others and leaves the battle unchanged.
     Checked along 80 seeded random actions of every creature."""
@@ -1498,7 +1498,7 @@ def test_apply_raises_illegal_action_error_naming_action_and_reason(before, acti
 
 
 def test_end_turn_and_run_take_no_argument():
-    """The mask 'allows exactly what apply accepts' (DESIGN.md 6) for every action value:
+    """The mask 'allows exactly what apply accepts' (docs/design.md) for every action value:
     END_TURN(5) and RUN('x') are not in ``legal_actions``, so ``why_illegal`` must reject
     them (and ``apply`` with them)."""
     b = board(". A . . B")

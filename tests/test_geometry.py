@@ -1,6 +1,6 @@
 """Geometry of facing areas: golden counts, drawn rings, left/right, distances, beyond.
 
-Rule ids refer to ../shared/RULES.md: UA-FACE-01..06, UA-FCL-01/02, UA-HEX-01/03,
+Rule ids are defined in docs/rules.md: UA-FACE-01..06, UA-FCL-01/02, UA-HEX-01/03,
 SR-05, SR-06, IC-01..05, IC-11, IC-16.
 """
 
@@ -28,7 +28,7 @@ SQUARE_DIAGONAL = ("NE", "SE", "SW", "NW")
 NO_FACING = (Size.FINE, Size.DIMINUTIVE, Size.TINY)  # UA-FACE-06, UA-FCL-02
 
 # -- golden count tables ----------------------------------------------------------------------
-# (front, flank-or-side, rear) per size; the square tables are RULES.md UA-FACE-02/03 (IC-01
+# (front, flank-or-side, rear) per size; the square tables are docs/rules.md UA-FACE-02/03 (IC-01
 # column) and SR-05 (with the extrapolated Huge/Gargantuan/Colossal counts of IC-11).
 
 UA35_SQUARE = {  # size: (orthogonal, diagonal)
@@ -52,7 +52,7 @@ SIDE_REAR_SQUARE = {  # SR-05: 1 space 3/4/1 in all 8 facings; Large 4/6/2; then
 # Huge (7-hex flower), Gargantuan (10-hex triangle) and Colossal (19-hex flower) are the
 # PROJECT'S EXTRAPOLATION (UA-HEX-02 gives footprints only as a picture; the counts below
 # are what the angle rule of geometry.py gives, not numbers from the seed texts), and so are
-# the ua35 multi-hex counts (RULES.md UA-HEX-03: "the project extrapolates").
+# the ua35 multi-hex counts (docs/rules.md UA-HEX-03 and "Hex footprints").
 HEX_APEX_FORWARD = ("N", "WSW", "ESE")  # the up-triangle's corners
 HEX_BASE_FORWARD = ("ENE", "WNW", "S")
 HEX_COUNTS = {
@@ -321,7 +321,7 @@ RINGS = [
 )
 def test_drawn_rings(ruleset, facing, picture):
     """UA-FACE-02, UA-FACE-03 (IC-01 drawn rings), SR-05 (IC-11 drawn rings): every ring
-    square of the RULES.md pictures, cell by cell."""
+    square of the docs/rules.md pictures, cell by cell."""
     assert _ring_picture(picture, ruleset, facing) == _squash(picture)
 
 
@@ -649,8 +649,8 @@ def test_own_space_is_none():
 
 
 def test_creature_target_counts_by_most_exposed_square():
-    """IC-04 (DESIGN.md 5): a Large creature with squares in a Medium N facer's front and
-    flank lies in its flank."""
+    """IC-04 (docs/design.md, rule queries): a Large creature with squares in a Medium N
+    facer's front and flank lies in its flank."""
     battle = board(
         """
         . . . . .

@@ -1,7 +1,7 @@
 """Movement: step costs under facing and terrain, 5-foot steps, allowances, charges and
 forced movement.
 
-Rule ids refer to ../shared/RULES.md: UA-MOVE-01..06, EP-GEN-01..03, EP-5FT-01..03,
+Rule ids are defined in docs/rules.md: UA-MOVE-01..06, EP-GEN-01..03, EP-5FT-01..03,
 EP-TER-01..04, EP-WALK-01, EP-OCC-01, EP-DBL-01, EP-RUN-01, EP-CHG-01, EP-FORCE-01..04,
 UA-FCL-01/02, UA-HEX-01, IC-06, IC-07, IC-13.
 """
@@ -547,7 +547,7 @@ def test_movement_allowance(speed, armor, mode, squares):
 
 
 def test_movement_allowance_rejects_unknown_mode():
-    """EP-GEN-01: only the movement modes of section 18 exist."""
+    """EP-GEN-01: only the movement modes of docs/rules.md exist."""
     with pytest.raises(RulesQueryError, match="unknown movement mode 'teleport'"):
         movement_allowance(_centre(), "M", "teleport")
 

@@ -1,8 +1,8 @@
 """Threatened squares and attacks of opportunity: ``threatened_cells`` and ``provokers``.
 
-Rule ids from RULES.md §8 (SRD-AOO-*, EP-THR-01), §15 (EP-REACH-01), §18 (EP-DBL-01,
-EP-RUN-01, EP-WDR-01, EP-CHG-02), §4 (EP-5FT-01, SRD-AOO-04), §20 (EP-FORCE-01), §21
-(SRD-FF-01) and IC-12. Boards: x grows east, y grows south; the letter is the id.
+Rule ids (docs/rules.md): SRD-AOO-01..05, EP-THR-01, EP-REACH-01, EP-DBL-01, EP-RUN-01,
+EP-WDR-01, EP-CHG-02, EP-5FT-01, EP-FORCE-01, SRD-FF-01 and IC-12. Boards: x grows east,
+y grows south; the letter is the id.
 """
 
 from __future__ import annotations
@@ -199,7 +199,7 @@ def test_srd_aoo_02_moving_through_a_threatened_area_provokes_once():
 
 
 def test_srd_aoo_02_start_may_be_omitted_from_the_path():
-    """The path may list the starting square or not (DESIGN.md §5)."""
+    """The path may list the starting square or not (docs/design.md, rule queries)."""
     b = board(_CORRIDOR)
     assert provokers(b, "M", [(1, 1), (2, 1), (3, 1), (4, 1)]) == ["E"]
 
@@ -349,7 +349,7 @@ def test_large_mover_provokes_only_for_squares_it_leaves():
 @pytest.mark.parametrize("enemy_facing", FACINGS)
 @pytest.mark.parametrize("mover_facing", ["N", "E", "S", "W"])
 def test_facing_never_changes_whether_a_move_provokes(enemy_facing, mover_facing):
-    """RULES.md §8 (UA-AOO-01..03): facing changes only the modifiers, never whether a
+    """UA-AOO-01..03: facing changes only the modifiers, never whether a
     move provokes: moving out past the enemy always provokes it, exactly once."""
     b = board(
         """
@@ -365,7 +365,7 @@ def test_facing_never_changes_whether_a_move_provokes(enemy_facing, mover_facing
 
 
 def test_facing_never_changes_threatened_squares_side_rear():
-    """RULES.md §8: threatened squares are the same in every ruleset and facing."""
+    """SRD-AOO-01: threatened squares are the same in every ruleset and facing."""
     text = """
         . . .
         . E .

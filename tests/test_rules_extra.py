@@ -1,8 +1,8 @@
 """Shared spaces, squeezing, touch attacks, hazardous terrain, Mounted Combat and the run
-multiplier: the remaining rule ids of RULES.md.
+multiplier: the remaining rule ids of docs/rules.md.
 
-EP-FLANK-07, EP-FLANK-08 (§16), EP-STEP-01, EP-CLAMBER-01 (§20), EP-SQZ-01, EP-TER-05 (§19),
-SRD-TOUCH-01 (§21), UA-FEAT-MC (§10), EP-RUN-02 with IC-13 (§18). Boards: x grows east, y
+EP-FLANK-07, EP-FLANK-08, EP-STEP-01, EP-CLAMBER-01, EP-SQZ-01, EP-TER-05, SRD-TOUCH-01,
+UA-FEAT-MC, EP-RUN-02 with IC-13. Boards: x grows east, y
 grows south; the letter is the id. A creature inside a larger one's space is not drawn: its
 ``pos`` (and ``size``) are given in its fields.
 """

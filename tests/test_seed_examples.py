@@ -1,6 +1,7 @@
-"""Every worked example of the seed texts, with its exact numbers (RULES.md §5-§8).
+"""Every worked example of the seed texts, with its exact numbers (docs/rules.md: UA-ATK, UA-OPP,
+UA-SNK, UA-AOO).
 
-Each test names the rule id whose example it reproduces. Boards follow RULES.md's
+Each test names the rule id whose example it reproduces. Boards follow docs/rules.md's
 coordinates: x grows east, y grows south; the letter on the board is the creature's id.
 """
 
@@ -245,11 +246,11 @@ def test_ua_snk_03_phasm_flat_footed_sneak():
     assert sneak_attack_applies(b, "rogue", "phasm") is True
 
 
-# -- §6 worked numbers: side by side and back to back ----------------------------------------
+# -- UA-OPP worked numbers: side by side and back to back------------------------------------
 
 
 def test_ua_opp_side_by_side_both_facing_north_minus_3():
-    """UA-ATK-02 + UA-OPP-01 (§6): side by side, both facing N: -5 + 2 = -3, both ways."""
+    """UA-ATK-02 + UA-OPP-01: side by side, both facing N: -5 + 2 = -3, both ways."""
     b = board(". A B .", A={"facing": "N"}, B={"facing": "N"})
     br = attack_breakdown(b, "A", "B")
     assert (br["facing_own_area"], br["facing_opponent_area"]) == (-5, 2)
@@ -258,7 +259,7 @@ def test_ua_opp_side_by_side_both_facing_north_minus_3():
 
 
 def test_ua_opp_back_to_back_minus_6():
-    """UA-ATK-02 + UA-OPP-02 (§6): back to back: -10 + 4 = -6, both ways."""
+    """UA-ATK-02 + UA-OPP-02: back to back: -10 + 4 = -6, both ways."""
     b = board(
         """
         . A .

@@ -1,4 +1,4 @@
-"""Scripted and learned agents for facing_env (DESIGN.md section 8).
+"""Scripted and learned agents for facing_env (docs/design.md, agents).
 
 Every agent follows one protocol, :class:`Agent`: ``act(observation, action_mask, rng)``
 gets the flat observation vector and the int8 mask of one PettingZoo step and returns an

@@ -1,4 +1,4 @@
-"""Play agents against each other and count what happened (DESIGN.md section 8).
+"""Play agents against each other and count what happened (docs/design.md, agents).
 
 ``play`` runs one PettingZoo episode with one agent per team; ``attack_origins`` reads the
 engine's attack events: where each team's attacks came from relative to the defender's

@@ -1,4 +1,4 @@
-"""The agent protocol shared by scripted and learned agents (DESIGN.md section 8)."""
+"""The agent protocol shared by scripted and learned agents (docs/design.md, agents)."""
 
 from __future__ import annotations
 

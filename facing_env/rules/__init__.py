@@ -1,7 +1,7 @@
 """Rule queries: pure functions of a :class:`~facing_env.battle.Battle` and creature ids.
 
 The rules engine imports no gymnasium or pettingzoo. Every function cites the rule ids of
-``RULES.md`` it implements.
+``docs/rules.md`` it implements.
 """
 
 from __future__ import annotations
