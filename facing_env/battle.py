@@ -159,10 +159,6 @@ class Battle:
     _charge_terrain: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     _charge_geometry: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     _charges: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
-    placement_version: int = field(default=0, repr=False, compare=False)
-    """Counts changes of the occupancy index (:meth:`place`, :meth:`remove_dead`,
-    :meth:`rebuild_occupancy`): results that depend on where creatures stand may be kept
-    while it is unchanged (``rules.charge_destinations``)."""
     initiative: Any = field(default=None, repr=False)  # turn.Initiative, set by the engine
     turn: Any = field(default=None, repr=False)  # turn.TurnState of the acting creature
 
@@ -176,6 +172,7 @@ class Battle:
         editing the array; terrain is static during a battle)."""
         self._step_static = {}  # rules.movement's per-battle cache of terrain per step
         self._charge_terrain = {}  # rules.maneuvers' blocking cells relative to each anchor
+        self._charges = {}  # rules.maneuvers' answers per placement (they read the terrain)
         self._terrain_map = {
             self.cell_at(r, c): Terrain(int(self.terrain[r, c]))
             for r in range(self.height)
@@ -268,7 +265,6 @@ class Battle:
                 for cell in c.shape.cells(c.pos):
                     occ.setdefault(cell, []).append(c.id)
         self._occupancy = occ
-        self.placement_version += 1
 
     def place(self, creature: str | Creature, pos: Pos, facing: int | None = None) -> None:
         """Move a creature to ``pos`` (and turn it), keeping the occupancy index."""
@@ -279,7 +275,6 @@ class Battle:
             for cell in c.shape.cells(pos):
                 self._occupancy.setdefault(cell, []).append(c.id)
         c.pos = pos
-        self.placement_version += 1
         if facing is not None:
             c.facing = facing
 
@@ -289,7 +284,6 @@ class Battle:
         for cell in c.shape.cells(c.pos):
             if c.id in self._occupancy.get(cell, []):
                 self._occupancy[cell].remove(c.id)
-        self.placement_version += 1
 
     def clone(self) -> Battle:
         """A fresh copy for a new episode: creatures copied, the terrain array shared."""
@@ -305,6 +299,7 @@ class Battle:
         )
         battle._step_static = self._step_static  # same terrain, same per-step cache
         battle._charge_terrain = self._charge_terrain  # same terrain
+        battle._charges = self._charges  # same terrain and creatures
         battle._charge_geometry = self._charge_geometry  # same creatures
         return battle
 
@@ -314,17 +309,15 @@ class Battle:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Battle:
         """Copies the state; shares the rules' caches of what the (fixed) terrain and
-        creature specs imply (``_charge_terrain``, ``_charge_geometry``), which are large
-        and never stale, and starts an empty cache of answers by placement (``_charges``)."""
-        shared = {"_charge_terrain", "_charge_geometry"}
+        creature specs imply (``_charge_terrain``, ``_charge_geometry``, the answers per
+        placement ``_charges``), which are large and never stale."""
+        shared = {"_charge_terrain", "_charge_geometry", "_charges"}
         out = object.__new__(Battle)
         memo[id(self)] = out
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if f.name in shared:
                 setattr(out, f.name, value)
-            elif f.name == "_charges":
-                setattr(out, f.name, {})
             else:
                 setattr(out, f.name, copy.deepcopy(value, memo))
         return out

@@ -56,21 +56,26 @@ def charge_destinations(battle: Battle, mover: str | Creature, target: str | Cre
     :func:`_relative_candidates` (translation invariant, cached, and kept by the battle per
     pair of creatures and offset), the board's blocking and slowing cells from
     :func:`_terrain_near` (kept by the battle per anchor), the other creatures' squares as
-    they stand. The answer is kept per pair until a creature moves or drops
-    (``Battle.placement_version``).
+    they stand. The answer is kept by the battle per pair and placement of every creature
+    (``Battle._charges``, shared by its copies, which have the same terrain and creatures),
+    so a placement seen before, in this battle or an earlier one, costs one lookup.
     """
     m = mover if type(mover) is Creature else battle.creature(mover)
     t = target if type(target) is Creature else battle.creature(target)
     if m is t or t.hp <= 0 or m.hp <= 0:
         return []
-    key = (m.id, t.id)
-    known = battle._charges.get(key)
-    version = battle.placement_version
-    if known is not None and known[0] == version and known[1] == m.pos and known[2] == t.pos:
-        return list(known[3])
-    found = _destinations(battle, m, t)
-    battle._charges[key] = (version, m.pos, t.pos, tuple(found))
-    return found
+    key = (m.id, t.id, *[c.pos if c.hp > 0 else None for c in battle.creatures.values()])
+    answers = battle._charges
+    found = answers.get(key)
+    if found is None:
+        if len(answers) >= MAX_KEPT_ANSWERS:
+            answers.clear()
+        found = answers[key] = tuple(_destinations(battle, m, t))
+    return list(found)
+
+
+MAX_KEPT_ANSWERS = 1 << 18
+"""Placements whose charge answers a battle keeps (and its copies); then it starts over."""
 
 
 def _destinations(
@@ -130,22 +135,14 @@ def _destinations(
 
 
 def _occupied_near(battle: Battle, m: Creature) -> frozenset[Pos]:
-    """The squares of every other living creature, relative to ``m``'s anchor; kept by
-    the battle for the current placement (shared by every target of ``m``)."""
-    key = ("occupied", m.id)
-    known = battle._charges.get(key)
-    version = battle.placement_version
-    if known is not None and known[0] == version and known[1] == m.pos:
-        return known[2]  # type: ignore[no-any-return]
+    """The squares of every other living creature, relative to ``m``'s anchor."""
     mx, my = m.pos
-    occupied = frozenset(
+    return frozenset(
         (x - mx, y - my)
         for c in battle.creatures.values()
         if c.hp > 0 and c is not m
         for x, y in c.shape.cells(c.pos)
     )
-    battle._charges[key] = (version, m.pos, occupied)
-    return occupied
 
 
 def _terrain_near(battle: Battle, anchor: Pos) -> tuple[frozenset[Pos], frozenset[Pos]]:
