@@ -78,9 +78,10 @@ class Args:
     """sharpness of the league's priority (0: uniform)"""
     league_floor: float = 0.05
     """weight of an opponent the learner always beats, before normalising"""
-    policy: str = "entity"
-    """'entity' (a convolution over the window and one shared network per creature row,
-    facing_env.policies.EntityExtractor) or 'mlp' (one MLP over the flat observation)"""
+    policy: str = "mlp"
+    """'mlp' (one MLP over the flat observation) or 'entity' (a convolution over the window
+    and one shared network per creature row, facing_env.policies.EntityExtractor; on the
+    duel no better than the MLP at 800k steps, docs/training.md)"""
     self_play: bool = False
     """add frozen snapshots of the learner to the opponent pool (off by default: on the
     duel, 800k steps with three snapshots in the pool drew 33 of 200 games against random
@@ -150,12 +151,16 @@ class SelfPlayAndEvalCallback(BaseCallback):
         self.next_snapshot = args.snapshot_every
         self.next_eval = args.eval_every
         self.league = League(power=args.league_power, floor=args.league_floor)
+        self.all_expected = args.dice == "expected" or (
+            round(args.expected_dice_share * args.n_envs) >= args.n_envs
+        )
         for name in args.opponents:
             self.league.add(name)
 
     def _on_step(self) -> bool:
         for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
-            if done and "won" in info:
+            # the league ranks opponents by battles with the dice the evaluation rolls
+            if done and "won" in info and (info["dice"] != "expected" or self.all_expected):
                 self.league.record(info["opponent"], bool(info["won"]))
         if self.args.self_play and self.num_timesteps >= self.next_snapshot:
             self.next_snapshot += self.args.snapshot_every

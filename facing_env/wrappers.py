@@ -213,4 +213,5 @@ class TeamLearnerEnv(gym.Env):
             info["winner"] = winner
             info["won"] = winner == self.team
             info["rounds"] = self.env.battle.initiative.round
+            info["dice"] = self.env.dice_mode
         return info

@@ -82,3 +82,17 @@ def test_weighted_draws_are_reproducible() -> None:
     first = draws()
     assert first == draws()
     assert len(set(first)) > 1
+
+
+@pytest.mark.parametrize("dice", ["roll", "expected"])
+def test_the_last_info_of_a_battle_names_its_dice(dice: str) -> None:
+    """train.py's league ranks opponents by the battles whose dice the evaluation rolls."""
+    env = TeamLearnerEnv("duel", opponents=["aggressive"], dice=dice)
+    env.reset(seed=0)
+    done, info = False, {}
+    while not done:
+        mask = env.action_masks()
+        _, _, term, trunc, info = env.step(int(mask.nonzero()[0][0]))
+        done = term or trunc
+    assert info["dice"] == dice
+    assert "won" in info
