@@ -151,16 +151,12 @@ class SelfPlayAndEvalCallback(BaseCallback):
         self.next_snapshot = args.snapshot_every
         self.next_eval = args.eval_every
         self.league = League(power=args.league_power, floor=args.league_floor)
-        self.all_expected = args.dice == "expected" or (
-            round(args.expected_dice_share * args.n_envs) >= args.n_envs
-        )
         for name in args.opponents:
             self.league.add(name)
 
     def _on_step(self) -> bool:
         for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
-            # the league ranks opponents by battles with the dice the evaluation rolls
-            if done and "won" in info and (info["dice"] != "expected" or self.all_expected):
+            if done and "won" in info:  # every battle (rolled-dice ones only: docs/training.md)
                 self.league.record(info["opponent"], bool(info["won"]))
         if self.args.self_play and self.num_timesteps >= self.next_snapshot:
             self.next_snapshot += self.args.snapshot_every

@@ -259,6 +259,13 @@ class Board:
     slice and writes the observer's own-area and self stamps by flat index.
     """
 
+    def __getstate__(self) -> dict[str, object]:
+        """Copies and pickles leave out the compiled writer's ``kernel_context`` (C arrays,
+        which cannot be pickled; :mod:`facing_env._obs_kernel` rebuilds it on use)."""
+        state = dict(self.__dict__)
+        state.pop("kernel_context", None)
+        return state
+
     def __init__(self, battle: Battle, window: int, memo: PairMemo | None = None) -> None:
         self.window = window
         half = window // 2
@@ -727,6 +734,14 @@ class PairMemo:
         self.window_stamps: dict[tuple, object] = {}  # _obs_kernel stamps by key, unplaced
         self.kernel_rows: dict[tuple, object] = {}  # _obs_kernel's full_rows, as C arrays
         self._profiles: dict[tuple, int] = {}
+
+    def __getstate__(self) -> dict[str, object]:
+        """Copies and pickles leave out the compiled writer's C arrays (``window_stamps``,
+        ``kernel_rows``: a memo, rebuilt on use; C arrays cannot be pickled)."""
+        state = dict(self.__dict__)
+        state["window_stamps"] = {}
+        state["kernel_rows"] = {}
+        return state
 
     def clear(self) -> None:
         """Forget every memoised row (profiles stay: they index specs, not states)."""
