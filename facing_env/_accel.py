@@ -86,8 +86,19 @@ def compiled_modules() -> tuple[str, ...]:
     return _compiled
 
 
+SOURCE_DIRS: dict[str, str] = {"facing_env.agents": "agents"}
+"""Subpackages whose sources live in a top-level folder of the project (``pyproject.toml``'s
+``package-dir``): installed from a wheel they sit inside the package, in a checkout (and an
+editable install) in that folder."""
+
+
 def source_path(module: str) -> Path:
     """The ``.py`` file of one of the package's modules."""
+    for package, folder in SOURCE_DIRS.items():
+        if module.startswith(package + "."):
+            inside = _PACKAGE_DIR.joinpath(*package.split(".")[1:])
+            root = inside if inside.is_dir() else _PACKAGE_DIR.parent / folder
+            return root.joinpath(*module[len(package) + 1 :].split(".")).with_suffix(".py")
     return _PACKAGE_DIR.parent.joinpath(*module.split(".")).with_suffix(".py")
 
 

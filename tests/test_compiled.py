@@ -197,6 +197,8 @@ def test_a_wheel_ships_the_extensions_and_their_manifest(tmp_path):
         src / "facing_env",
         ignore=shutil.ignore_patterns("__pycache__", _accel.COMPILED_DIR),
     )
+    for folder in _accel.SOURCE_DIRS.values():  # agents/: installed as facing_env.agents
+        shutil.copytree(ROOT / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__"))
     env = {k: v for k, v in os.environ.items() if k != _accel.PURE_ENV_VAR}
     out = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(src)],

@@ -25,7 +25,7 @@ MD_LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 def _sources() -> list[Path]:
     """The package, its scenario files, the tests, the scripts and the top-level docs."""
-    files = [*sorted((ROOT / "facing_env").rglob("*.py"))]
+    files = [*sorted((ROOT / "facing_env").rglob("*.py")), *sorted((ROOT / "agents").rglob("*.py"))]
     files += sorted((ROOT / "facing_env" / "configs").glob("*.yaml"))
     files += sorted((ROOT / "tests").rglob("*.py"))
     files += [ROOT / n for n in ("train.py", "train_rllib.py", "setup.py", "README.md")]
