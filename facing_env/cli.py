@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -69,13 +70,22 @@ def output_folder(path: str | None, option: str) -> str | None:
 
 
 def _writable_folder(folder: Path, option: str, given: str) -> None:
+    """Make the folder (and its parents) and write a scratch file in it: permission bits
+    alone do not tell (root passes every check, /proc and read-only mounts refuse)."""
     existing = folder.absolute()
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if not existing.is_dir():
         raise ValueError(f"{option} {short_repr(given)}: {existing} is not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ValueError(f"{option} {short_repr(given)}: cannot write in {existing}")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise ValueError(
+            f"{option} {short_repr(given)}: cannot write in {folder} ({reason})"
+        ) from None
 
 
 def input_folder(path: str | None, option: str) -> str | None:

@@ -89,6 +89,24 @@ def test_evaluate_refuses_outputs_it_cannot_write_before_any_game(capsys, no_gam
     refused(capsys, lambda: evaluate_main(argv), "python", "is a folder")
 
 
+def test_a_folder_that_refuses_files_is_found_before_any_game(capsys, no_games, tmp_path):
+    """Permission bits do not tell (root passes them): the check writes a scratch file.
+    /proc refuses new files; a read-only folder refuses them to anyone but root."""
+    targets = [Path("/proc") / "r.json"] if Path("/proc").is_dir() else []
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    if os.geteuid() != 0:
+        targets.append(locked / "r.json")
+    try:
+        for target in targets:
+            argv = ["--agents", "random", "flanker", "--json", str(target)]
+            refused(capsys, lambda argv=argv: evaluate_main(argv), "python", "cannot write")
+    finally:
+        locked.chmod(0o700)
+    assert targets
+
+
 def test_evaluate_exits_2_with_one_line_from_the_shell():
     proc = subprocess.run(
         [sys.executable, "-m", "facing_env.evaluate", "--agents", "random", "wizrd"],
