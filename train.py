@@ -40,7 +40,6 @@ except ImportError as exc:  # pragma: no cover - the message is the point
 from facing_env import cli
 from facing_env.agents.learned import PolicyAgent
 from facing_env.env import raw_env
-from facing_env.errors import FacingEnvError
 from facing_env.evaluate import Report, evaluate, image_links, plots
 from facing_env.league import League
 from facing_env.match import Agent
@@ -258,10 +257,7 @@ def check_args(args: Args) -> dict:
     """Check every option before anything is built or trained (scenario, agent names and
     model files, counts, the runs folder); the env keyword arguments. A mistake exits with
     one line on stderr and status 2 (:class:`facing_env.cli.UsageError`)."""
-    try:
-        return _check(args)
-    except (ValueError, FacingEnvError) as exc:
-        cli.fail(PROG, str(exc))
+    return cli.checked(PROG, _check, args)
 
 
 def _check(args: Args) -> dict:

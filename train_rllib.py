@@ -40,7 +40,6 @@ except ImportError as exc:  # pragma: no cover - the message is the point
 
 import facing_env
 from facing_env import cli
-from facing_env.errors import FacingEnvError
 from facing_env.evaluate import Report, evaluate
 from facing_env.match import Agent
 from facing_env.rllib import (
@@ -209,10 +208,7 @@ def check_args(args: Args) -> dict:
     """Check every option before Ray starts or anything trains (scenario, agent names,
     counts, the runs folder); the env keyword arguments. A mistake exits with one line on
     stderr and status 2 (:class:`facing_env.cli.UsageError`)."""
-    try:
-        return _check(args)
-    except (ValueError, FacingEnvError) as exc:
-        cli.fail(PROG, str(exc))
+    return cli.checked(PROG, _check, args)
 
 
 def _check(args: Args) -> dict:

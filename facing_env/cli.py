@@ -13,12 +13,15 @@ import math
 import os
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from facing_env.errors import FacingEnvError
 from facing_env.limits import short_repr
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 USAGE_STATUS = 2
 """Exit status of a command-line mistake (as argparse)."""
@@ -40,6 +43,15 @@ def fail(prog: str, message: str) -> NoReturn:
     line = " ".join(message.split())
     print(f"{prog}: error: {line}", file=sys.stderr)
     raise UsageError(line)
+
+
+def checked(prog: str, check: Callable[[T], R], args: T) -> R:
+    """``check(args)``, with a ``ValueError`` or a package error turned into :func:`fail`'s
+    one line and exit status 2 (the command lines' option checks)."""
+    try:
+        return check(args)
+    except (ValueError, FacingEnvError) as exc:
+        fail(prog, str(exc))
 
 
 def output_file(path: str | None, option: str, suffixes: Sequence[str]) -> str | None:
