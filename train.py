@@ -135,6 +135,14 @@ class Args:
     """share of the training environments that replace dice by their expected values (a
     low-variance signal: a +2 from the flank turns a miss into a hit instead of +10% on a
     noisy roll); the others roll. Evaluations always use the scenario's (or --dice) mode."""
+    expected_dice_final: float | None = None
+    """share of expected-dice environments at the end of the run: the share moves
+    linearly from --expected-dice-share to it, one environment at a time (a curriculum
+    from expected values to rolls); default: it stays --expected-dice-share"""
+    rewards: dict[str, float] = field(default_factory=dict)
+    """reward weights of the training environments that replace the scenario's (e.g.
+    --rewards draw -1.0 rear_attack 0.02); evaluations count a draw as not won whatever
+    the weights"""
     env_kwargs: dict[str, int] = field(default_factory=dict)
     """extra keyword arguments for the environment (e.g. max_rounds)"""
 
@@ -172,6 +180,12 @@ class SelfPlayAndEvalCallback(BaseCallback):
             self.logger.record(f"league/draw_chance_{label}", weight)
         if self.args.league:
             self.training_env.env_method("set_opponent_weights", self.league.weights())
+        if self.args.expected_dice_final is not None:
+            share = _dice_share(self.args, self.num_timesteps)
+            self.logger.record("train/expected_dice_share", share)
+            for rank in range(self.args.n_envs):
+                mode = "expected" if rank < round(share * self.args.n_envs) else "roll"
+                self.training_env.env_method("set_dice_mode", mode, indices=[rank])
 
     def _snapshot(self) -> None:
         path = self.run_dir / "snapshots" / f"step_{self.num_timesteps}.zip"
@@ -208,10 +222,21 @@ def _agent(name: str) -> Agent:
     return make_agent(name)
 
 
+def _dice_share(args: Args, timesteps: int) -> float:
+    """The share of expected-dice environments after ``timesteps`` learner actions."""
+    start, end = args.expected_dice_share, args.expected_dice_final
+    if end is None:
+        return start
+    return start + (end - start) * min(timesteps / args.total_timesteps, 1.0)
+
+
 def make_env(args: Args, rank: int, env_kwargs: dict) -> Callable[[], Monitor]:
     """A factory for one monitored learner environment (picklable for SubprocVecEnv); the
-    first ``expected_dice_share`` of the ranks use expected dice."""
+    first ``expected_dice_share`` of the ranks use expected dice (a curriculum moves
+    the boundary during the run: ``set_dice_mode``)."""
     kwargs = dict(env_kwargs)
+    if args.rewards:
+        kwargs["rewards"] = dict(args.rewards)
     if rank < round(args.expected_dice_share * args.n_envs):
         kwargs["dice"] = "expected"
 
@@ -286,6 +311,13 @@ def _check(args: Args) -> dict:
     cli.number(args.ent_coef, "--ent-coef", 0.0, 1.0)
     cli.number(args.eval_temperature, "--eval-temperature", 0.0)
     cli.number(args.expected_dice_share, "--expected-dice-share", 0.0, 1.0)
+    if args.expected_dice_final is not None:
+        cli.number(args.expected_dice_final, "--expected-dice-final", 0.0, 1.0)
+    if args.rewards:
+        try:
+            raw_env(scenario=args.scenario, rewards=args.rewards)
+        except ValueError as exc:  # "rewards.draw: ..." names the weight
+            raise ValueError(f"--{exc}") from None
     cli.widths(args.net_arch, "--net-arch")
     cli.output_folder(args.runs_dir, "--runs-dir")
     env_kwargs = cli.env_options(args.scenario, args.dice, args.env_kwargs)

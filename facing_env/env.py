@@ -17,8 +17,10 @@ Observations
     ``state()`` gives a global view for centralised critics.
 Rewards
     From the engine's events (:mod:`facing_env.rewards`): damage dealt to enemies, with
-    scenario weights for damage taken, kills, victory, defeat and draws. Rewards earned
-    between an agent's turns reach it at its next ``last()``.
+    scenario weights for damage taken, kills, victory, defeat and draws (``rewards=``, a
+    mapping of :class:`~facing_env.scenario.RewardWeights` fields, overrides some of them,
+    e.g. ``{"draw": -1.0}``). Rewards earned between an agent's turns reach it at its
+    next ``last()``.
 Termination and truncation
     A creature at 0 hp or below terminates and must take the dead step (``None``). The
     battle ends when one team is left (everyone terminates) or is truncated after
@@ -41,6 +43,8 @@ Version history
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -55,7 +59,7 @@ from facing_env.errors import EnvStateError, IllegalActionError
 from facing_env.limits import MAX_ROUNDS, short_repr
 from facing_env.observation import ObservationLayout
 from facing_env.render import board_text
-from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario
+from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario, reward_weights
 
 
 def _creature_names(battle: Any) -> list[str]:
@@ -86,9 +90,13 @@ class raw_env(AECEnv):
         dice: str | None = None,
         window: int | None = None,
         flat_footed_start: bool = True,
+        rewards: Mapping[str, float] | None = None,
     ) -> None:
         super().__init__()
         self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+        if rewards:
+            weights = reward_weights(self.scenario.rewards, rewards)
+            self.scenario = dataclasses.replace(self.scenario, rewards=weights)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         self.render_mode = render_mode

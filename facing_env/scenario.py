@@ -79,6 +79,25 @@ class RewardWeights(_Strict):
     rear_attack: Weight = 0.0
 
 
+def reward_weights(base: RewardWeights, overrides: Mapping[str, float]) -> RewardWeights:
+    """``base`` with some weights replaced; an unknown name or a value that is not a finite
+    number is a ``ValueError`` naming it."""
+    if not isinstance(overrides, Mapping):
+        got = short_repr(overrides)
+        raise ValueError(f"rewards must be a mapping of weight names to numbers, got {got}")
+    known = RewardWeights.model_fields
+    unknown = sorted(str(k) for k in overrides if k not in known)
+    if unknown:
+        raise ValueError(f"rewards: unknown weights {unknown} (known: {', '.join(known)})")
+    try:
+        return RewardWeights(**{**base.model_dump(), **overrides})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(x) for x in err["loc"])
+        got = short_repr(err.get("input"))
+        raise ValueError(f"rewards.{field}: {err['msg']}, got {got}") from None
+
+
 class ObservationSpec(_Strict):
     """Observation options: the side of the egocentric window (odd) and the table size."""
 

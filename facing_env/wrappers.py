@@ -97,6 +97,13 @@ class TeamLearnerEnv(gym.Env):
         """Names in the opponent pool."""
         return [name for name, _ in self._pool]
 
+    def set_dice_mode(self, mode: str) -> None:
+        """Roll dice (``"roll"``) or use their expected values (``"expected"``) from the
+        next battle on (a training curriculum)."""
+        if mode not in ("roll", "expected"):
+            raise ValueError(f"dice mode must be 'roll' or 'expected', got {mode!r}")
+        self.env.dice_mode = mode
+
     def set_opponent_weights(self, weights: Mapping[str, float] | None) -> None:
         """Draw the opponent of each new battle with these relative chances by name (an
         opponent league's priorities, :mod:`facing_env.league`); a name of the pool that

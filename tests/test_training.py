@@ -17,6 +17,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import facing_env
+from facing_env.env import raw_env
 from facing_env.evaluate import main as evaluate_main
 from facing_env.evaluate import wilson_interval
 from facing_env.wrappers import TeamLearnerEnv
@@ -205,6 +206,51 @@ def test_train_py_expected_dice_share_splits_the_training_envs(monkeypatch):
         train.main(train.Args(eval_temperature=-1.0))
 
 
+def test_train_py_dice_curriculum_and_reward_overrides(monkeypatch):
+    """--expected-dice-final moves the share linearly over the run; set_dice_mode switches
+    an environment from its next battle; --rewards reaches the training environments."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    sys.modules.pop("train", None)
+    import train
+
+    args = train.Args(
+        n_envs=8,
+        total_timesteps=1000,
+        expected_dice_share=0.5,
+        expected_dice_final=0.0,
+        rewards={"draw": -1.0},
+        opponents=("random",),
+    )
+    assert [train._dice_share(args, t) for t in (0, 500, 1000, 2000)] == [0.5, 0.25, 0.0, 0.0]
+    assert train._dice_share(train.Args(expected_dice_share=0.5), 10**9) == 0.5
+    env = train.make_env(args, 0, {})()
+    raw = env.unwrapped.env
+    assert raw.dice_mode == "expected" and raw.scenario.rewards.draw == -1.0
+    env.unwrapped.set_dice_mode("roll")
+    env.reset(seed=3)
+    assert raw.dice.mode == "roll"
+    with pytest.raises(ValueError, match="dice mode must be"):
+        env.unwrapped.set_dice_mode("rolled")
+    env.close()
+
+
+def test_reward_overrides_change_only_the_named_weights():
+    base = raw_env("duel").scenario.rewards
+    weights = raw_env("duel", rewards={"draw": -1, "rear_attack": 0.02}).scenario.rewards
+    assert (weights.draw, weights.rear_attack) == (-1.0, 0.02)
+    assert weights.model_dump() | {"draw": base.draw, "rear_attack": 0.0} == base.model_dump()
+    assert raw_env("duel").scenario.rewards.draw == base.draw  # the cached scenario is intact
+    for bad, needle in (
+        ({"drw": 1.0}, "rewards: unknown weights ['drw']"),
+        ({"draw": float("nan")}, "rewards.draw: Input should be a finite number, got nan"),
+        ({"draw": True}, "rewards.draw"),
+        ([("draw", 1.0)], "rewards must be a mapping"),
+    ):
+        with pytest.raises(ValueError) as info:
+            raw_env("duel", rewards=bad)
+        assert needle in str(info.value)
+
+
 @pytest.fixture
 def train_module(monkeypatch):
     """train.py, with its environments and model refusing to be built."""
@@ -240,6 +286,8 @@ def train_module(monkeypatch):
         ({"exp_name": "a/b"}, "--exp-name"),
         ({"scenario": "nope"}, "unknown scenario 'nope'"),
         ({"eval_every": 10, "eval_games": 0}, "--eval-games"),
+        ({"expected_dice_final": -0.5}, "--expected-dice-final"),
+        ({"rewards": {"victroy": 1.0}}, "--rewards: unknown weights ['victroy']"),
     ],
 )
 def test_train_py_checks_every_option_before_training(train_module, capsys, options, needle):
