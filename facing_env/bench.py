@@ -2,9 +2,10 @@
 
 For every built-in scenario it plays random masked actions through ``facing_env.env()``
 (observation and mask included, as a learner would see them) and reports steps per second,
-then the same for observation building alone (``observe`` on a fixed state) and for
-PettingZoo's ``connect_four_v3.env()`` measured in the same run, the yardstick
-(docs/design.md, speed). All randomness is seeded, so two runs play the same games. The first
+then :class:`facing_env.vector.VectorEnv` agent-steps per second (``--num-envs``
+battles, 1024 by default; random masked actions, time inside ``step`` only), then
+observation building alone (``observe`` on a fixed state), and PettingZoo's
+``connect_four_v3.env()`` measured in the same run, the yardstick (docs/design.md, speed). All randomness is seeded, so two runs play the same games. The first
 line says whether the optional Cython build is in use (:mod:`facing_env._accel`).
 """
 
@@ -77,20 +78,46 @@ def observation_only(scenario: str, repeats: int, seed: int = 0) -> Result:
     return Result(f"{scenario} observe", repeats, time.perf_counter() - start)
 
 
+def vector_play(scenario: str, num_envs: int, steps: int, seed: int = 0) -> Result:
+    """Agent-steps per second of :class:`~facing_env.vector.VectorEnv` under random masked
+    play: ``num_envs`` battles, ``step`` calls until ``steps`` agent-steps; only the time
+    inside ``step`` counts (the actions are drawn outside it)."""
+    from facing_env.vector import VectorEnv
+
+    venv = VectorEnv(scenario, num_envs=num_envs, seed=seed)
+    obs, _ = venv.reset()
+    rng = np.random.default_rng(seed)
+    done, seconds = 0, 0.0
+    while done < steps:
+        # one allowed index per row: the largest uniform key among the allowed ones
+        actions = np.argmax(obs["action_mask"] * rng.random(obs["action_mask"].shape), axis=1)
+        start = time.perf_counter()
+        obs, *_ = venv.step(actions)
+        seconds += time.perf_counter() - start
+        done += num_envs
+    venv.close()
+    return Result(f"{scenario} VectorEnv x{num_envs}", done, seconds)
+
+
 def _connect_four() -> AECEnv:
     from pettingzoo.classic import connect_four_v3
 
     return connect_four_v3.env()
 
 
-def run(scenarios: Sequence[str], steps: int, obs_repeats: int) -> list[Result]:
-    """Every benchmark, in the order printed."""
+def run(
+    scenarios: Sequence[str], steps: int, obs_repeats: int, num_envs: int = 1024
+) -> list[Result]:
+    """Every benchmark, in the order printed (``num_envs`` 0: no VectorEnv lines)."""
     results = [
         Result("connect_four_v3", *_measure(random_play(_connect_four, steps))),
     ]
     for name in scenarios:
         r = random_play(lambda name=name: make_env(scenario=name), steps)
         results.append(Result(name, r.steps, r.seconds))
+    if num_envs:
+        for name in scenarios:
+            results.append(vector_play(name, num_envs, max(steps, num_envs)))
     for name in scenarios:
         results.append(observation_only(name, obs_repeats))
     return results
@@ -106,17 +133,28 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="few steps, default scenario only")
     parser.add_argument("--steps", type=int, default=None, help="steps per scenario")
     parser.add_argument("--scenario", action="append", help="scenario name (repeatable)")
+    parser.add_argument(
+        "--num-envs",
+        type=int,
+        default=None,
+        help="battles of the VectorEnv lines (default 1024, --quick 64; 0: none)",
+    )
     args = parser.parse_args(argv)
+    if args.steps is not None and args.steps < 1:
+        parser.error(f"--steps must be at least 1, got {args.steps}")
+    if args.num_envs is not None and not 0 <= args.num_envs <= 65536:
+        parser.error(f"--num-envs must be from 0 to 65536, got {args.num_envs}")
+    num_envs = args.num_envs if args.num_envs is not None else (64 if args.quick else 1024)
     scenarios = args.scenario or (["duel"] if args.quick else list(scenario_names()))
     steps = args.steps or (2_000 if args.quick else 20_000)
-    results = run(scenarios, steps, obs_repeats=max(200, steps // 4))
+    results = run(scenarios, steps, obs_repeats=max(200, steps // 4), num_envs=num_envs)
     yardstick = results[0].rate
     compiled = compiled_modules()
     build = f"compiled ({len(compiled)} modules)" if compiled else "pure Python"
     print(f"facing_env build: {build}")
-    print(f"{'benchmark':<28}{'steps':>9}{'steps/s':>12}{'vs connect_four':>17}")
+    print(f"{'benchmark':<32}{'steps':>9}{'steps/s':>12}{'vs connect_four':>17}")
     for r in results:
-        print(f"{r.name:<28}{r.steps:>9}{r.rate:>12,.0f}{r.rate / yardstick:>16.2f}x")
+        print(f"{r.name:<32}{r.steps:>9}{r.rate:>12,.0f}{r.rate / yardstick:>16.2f}x")
 
 
 if __name__ == "__main__":

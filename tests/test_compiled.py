@@ -170,13 +170,27 @@ def test_every_listed_module_exists_as_source():
 def test_bench_reports_the_build_and_every_line(capsys):
     from facing_env import bench
 
-    bench.main(["--steps", "40", "--scenario", "duel"])
+    bench.main(["--steps", "40", "--scenario", "duel", "--num-envs", "8"])
     out = capsys.readouterr().out.splitlines()
     build = "compiled" if facing_env.compiled_modules() else "pure Python"
     assert out[0].startswith("facing_env build: " + build)
-    names = [line.split()[0] for line in out[2:]]
-    assert names == ["connect_four_v3", "duel", "duel"]  # play, then observe
-    assert out[-1].split()[1] == "observe"
+    names = [" ".join(line.split()[:-3]) for line in out[2:]]
+    assert names == ["connect_four_v3", "duel", "duel VectorEnv x8", "duel observe"]
+    assert int(out[3].split()[-3]) == 40  # steps of the duel line
+    assert int(out[4].split()[-3]) == 40  # agent-steps: 5 calls of 8 battles
+
+
+def test_bench_refuses_bad_counts(capsys):
+    from facing_env import bench
+
+    for argv, needle in (
+        (["--num-envs", "-1"], "--num-envs must be from 0 to 65536, got -1"),
+        (["--steps", "0"], "--steps must be at least 1, got 0"),
+    ):
+        with pytest.raises(SystemExit) as info:
+            bench.main(argv)
+        assert info.value.code == 2
+        assert needle in capsys.readouterr().err
 
 
 def test_a_wheel_ships_the_extensions_and_their_manifest(tmp_path):

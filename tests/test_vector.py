@@ -1,0 +1,169 @@
+"""``facing_env.vector.VectorEnv``: the batch contract, and battle ``i`` identical to
+``raw_env(scenario).reset(seed=s + i)`` given the same actions (auto-reset included)."""
+
+from __future__ import annotations
+
+import doctest
+
+import numpy as np
+import pytest
+
+from facing_env import vector
+from facing_env.agents import make_agent
+from facing_env.env import raw_env
+from facing_env.errors import EnvStateError, IllegalActionError
+from facing_env.scenario import scenario_names
+from facing_env.vector import VectorEnv
+
+
+def test_the_module_example_runs():
+    assert doctest.testmod(vector, raise_on_error=False).failed == 0
+
+
+def test_shapes_dtypes_and_reused_buffers():
+    venv = VectorEnv("skirmish", num_envs=3, seed=5)
+    obs, info = venv.reset()
+    k = len(venv.possible_agents)
+    assert obs["observation"].shape == (3, venv.observation_size)
+    assert obs["observation"].dtype == np.float32
+    assert obs["action_mask"].shape == (3, venv.n_actions)
+    assert obs["action_mask"].dtype == np.int8
+    assert info["agent"].shape == (3,) and info["agent"].dtype == np.int64
+    first = obs["observation"]
+    out = venv.step(np.zeros(3, dtype=np.int64))  # END_TURN is always allowed
+    assert out[0]["observation"] is first  # the same buffer, overwritten
+    assert out[1].shape == (3, k) and out[1].dtype == np.float32
+    assert out[2].shape == (3,) and out[2].dtype == bool
+    assert out[3].shape == (3,) and out[3].dtype == bool
+
+
+def _random_action(mask: np.ndarray, rng: np.random.Generator) -> int:
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+@pytest.mark.parametrize("scenario", scenario_names())
+def test_every_battle_is_the_aec_env_with_seed_plus_i(scenario):
+    """Random masked play for several battles per slot (auto-resets included): actors,
+    observations, masks and rewards match the AEC env step by step."""
+    n, seed, steps = 3, 40, 400 if scenario != "dragon" else 250
+    venv = VectorEnv(scenario, num_envs=n, seed=seed, max_rounds=4)
+    obs, info = venv.reset()
+    rng = np.random.default_rng(0)
+    seen: list[list[tuple]] = [[] for _ in range(n)]
+    actions: list[list[int]] = [[] for _ in range(n)]
+    rewards: list[list[np.ndarray]] = [[] for _ in range(n)]
+    ended = [0] * n
+    for _ in range(steps):
+        acts = np.array([_random_action(m, rng) for m in obs["action_mask"]], dtype=np.int64)
+        for i in range(n):
+            seen[i].append(
+                (int(info["agent"][i]), obs["observation"][i].copy(), obs["action_mask"][i].copy())
+            )
+            actions[i].append(int(acts[i]))
+        obs, rew, term, trunc, info = venv.step(acts)
+        for i in range(n):
+            rewards[i].append(rew[i].copy())
+            ended[i] += bool(term[i] or trunc[i])
+            assert not (term[i] and trunc[i])
+    assert sum(ended) > 0, "no battle ended: the auto-reset went untested"
+    for i in range(n):
+        ref_seen, ref_rewards, ref_ends = _replay_in_aec(
+            scenario, seed + i, actions[i], max_rounds=4
+        )
+        assert len(ref_ends) == ended[i]
+        for t, ((a, o, m), (ra, ro, rm)) in enumerate(zip(seen[i], ref_seen, strict=True)):
+            assert a == ra, (i, t)
+            np.testing.assert_array_equal(m, rm, err_msg=f"mask, battle {i}, step {t}")
+            np.testing.assert_array_equal(o, ro, err_msg=f"observation, battle {i}, step {t}")
+        np.testing.assert_allclose(np.array(rewards[i]), np.array(ref_rewards), rtol=0, atol=1e-6)
+
+
+def _replay_in_aec(
+    scenario: str, seed: int, actions: list[int], **env_kwargs
+) -> tuple[list[tuple], list[np.ndarray], list[int]]:
+    """What the AEC env shows when given ``actions`` (dead steps taken as they come, a
+    reset without a seed after each battle): (agent, obs, mask) before every action, the
+    per-creature rewards of every action, and after which action each battle ended."""
+    env = raw_env(scenario, **env_kwargs)
+    env.reset(seed=seed)
+    index = {a: i for i, a in enumerate(env.possible_agents)}
+    seen, rewards, ends = [], [], []
+    for action in actions:
+        agent = env.agent_selection
+        o = env.observe(agent)
+        seen.append((index[agent], o["observation"].copy(), o["action_mask"].copy()))
+        row = np.zeros(len(index), dtype=np.float64)
+        env.step(action)
+        for a, r in env.rewards.items():
+            row[index[a]] += r
+        while env.agents and (
+            env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
+        ):
+            env.step(None)
+            for a, r in env.rewards.items():
+                row[index[a]] += r
+        rewards.append(row)
+        if not env.agents:
+            ends.append(len(rewards))
+            env.reset()
+    return seen, rewards, ends
+
+
+def test_scripted_agents_play_through_it_and_battles_report_their_end():
+    """flanker against aggressive on the duel: every battle ends with a winner or a draw,
+    ``episode_length`` counts its actions, rewards add up to the outcome's sign."""
+    venv = VectorEnv("duel", num_envs=4, seed=11, max_rounds=8)
+    agents = [make_agent("flanker"), make_agent("aggressive")]  # red_0, blue_0
+    obs, info = venv.reset()
+    rng = np.random.default_rng(1)
+    returns = np.zeros((4, 2))
+    lengths = np.zeros(4, dtype=np.int64)
+    finished = []
+    for _ in range(600):
+        acts = np.array(
+            [
+                agents[info["agent"][i]].act(obs["observation"][i], obs["action_mask"][i], rng)
+                for i in range(4)
+            ],
+            dtype=np.int64,
+        )
+        obs, rew, term, trunc, info = venv.step(acts)
+        returns += rew
+        lengths += 1
+        for i in np.flatnonzero(term | trunc):
+            assert info["episode_length"][i] == lengths[i]
+            assert 1 <= info["episode_rounds"][i] <= 9
+            winner = int(info["winner"][i])
+            if term[i]:
+                assert winner in (0, 1)
+                assert returns[i, winner] > returns[i, 1 - winner]
+            else:
+                assert winner == -1
+            finished.append(winner)
+            returns[i] = 0
+            lengths[i] = 0
+        assert (info["episode_length"][~(term | trunc)] == 0).all()
+    assert len(finished) >= 4 and 0 in finished
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="num_envs must be an integer from 1 to"):
+        VectorEnv("duel", num_envs=0)
+    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+        VectorEnv("duel", num_envs=2, seed=-1)
+    venv = VectorEnv("duel", num_envs=2, seed=0)
+    with pytest.raises(EnvStateError, match="before reset"):
+        venv.step(np.zeros(2, dtype=np.int64))
+    obs, _ = venv.reset()
+    with pytest.raises(IllegalActionError, match=r"shape \(2,\)"):
+        venv.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(IllegalActionError, match="integers"):
+        venv.step(np.zeros(2))
+    forbidden = int(np.flatnonzero(obs["action_mask"][1] == 0)[0])
+    before = obs["observation"].copy()
+    with pytest.raises(IllegalActionError, match=r"^battle 1: blue_0: action \d+ is not allowed"):
+        venv.step(np.array([0, forbidden]))
+    with pytest.raises(IllegalActionError, match=r"^battle 0: "):
+        venv.step(np.array([venv.n_actions, 0]))
+    np.testing.assert_array_equal(obs["observation"], before)  # nothing was stepped
+    assert venv.battle(0).initiative.round == 1
