@@ -135,6 +135,10 @@ class Args:
     """share of the training environments that replace dice by their expected values (a
     low-variance signal: a +2 from the flank turns a miss into a hit instead of +10% on a
     noisy roll); the others roll. Evaluations always use the scenario's (or --dice) mode."""
+    low_variance_dice: str = "expected"
+    """the dice of the --expected-dice-share environments: 'expected' (every roll its
+    mean: +2 and +4 are then worth the same) or 'deck' (d20s dealt from a shuffled deck
+    of the twenty faces: each point of bonus one hit in twenty, with little luck)"""
     expected_dice_final: float | None = None
     """share of expected-dice environments at the end of the run: the share moves
     linearly from --expected-dice-share to it, one environment at a time (a curriculum
@@ -184,7 +188,8 @@ class SelfPlayAndEvalCallback(BaseCallback):
             share = _dice_share(self.args, self.num_timesteps)
             self.logger.record("train/expected_dice_share", share)
             for rank in range(self.args.n_envs):
-                mode = "expected" if rank < round(share * self.args.n_envs) else "roll"
+                calm = rank < round(share * self.args.n_envs)
+                mode = self.args.low_variance_dice if calm else "roll"
                 self.training_env.env_method("set_dice_mode", mode, indices=[rank])
 
     def _snapshot(self) -> None:
@@ -238,7 +243,7 @@ def make_env(args: Args, rank: int, env_kwargs: dict) -> Callable[[], Monitor]:
     if args.rewards:
         kwargs["rewards"] = dict(args.rewards)
     if rank < round(args.expected_dice_share * args.n_envs):
-        kwargs["dice"] = "expected"
+        kwargs["dice"] = args.low_variance_dice
 
     def _init() -> Monitor:
         env = TeamLearnerEnv(args.scenario, opponents=args.opponents, **kwargs)
@@ -311,6 +316,9 @@ def _check(args: Args) -> dict:
     cli.number(args.ent_coef, "--ent-coef", 0.0, 1.0)
     cli.number(args.eval_temperature, "--eval-temperature", 0.0)
     cli.number(args.expected_dice_share, "--expected-dice-share", 0.0, 1.0)
+    if args.low_variance_dice not in ("expected", "deck"):
+        got = cli.short_repr(args.low_variance_dice)
+        raise ValueError(f"--low-variance-dice must be 'expected' or 'deck', got {got}")
     if args.expected_dice_final is not None:
         cli.number(args.expected_dice_final, "--expected-dice-final", 0.0, 1.0)
     if args.rewards:

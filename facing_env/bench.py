@@ -5,8 +5,9 @@ For every built-in scenario it plays random masked actions through ``facing_env.
 then :class:`facing_env.vector.VectorEnv` agent-steps per second (``--num-envs``
 battles, 1024 by default; random masked actions, time inside ``step`` only), then
 observation building alone (``observe`` on a fixed state), and PettingZoo's
-``connect_four_v3.env()`` measured in the same run, the yardstick (docs/design.md, speed). All randomness is seeded, so two runs play the same games. The first
-line says whether the optional Cython build is in use (:mod:`facing_env._accel`).
+``connect_four_v3.env()`` measured in the same run, the yardstick (docs/design.md,
+speed). All randomness is seeded, so two runs play the same games. The first line says
+whether the optional Cython build is in use (:mod:`facing_env._accel`).
 """
 
 from __future__ import annotations

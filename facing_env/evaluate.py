@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from facing_env import cli
+from facing_env.dice import DICE_MODES
 from facing_env.env import raw_env
 from facing_env.errors import FacingEnvError
 from facing_env.match import MANEUVERS, Agent, GameResult, play_game, replay_record
@@ -373,7 +374,7 @@ def main(argv: Sequence[str] | None = None) -> Report:
     parser.add_argument("--json", help="write the report as JSON here (.json)")
     parser.add_argument("--markdown", help="write the report as markdown here (.md)")
     parser.add_argument("--record", help="save every game's replay JSON in this folder")
-    parser.add_argument("--dice", choices=("roll", "expected"), help="override the dice mode")
+    parser.add_argument("--dice", choices=DICE_MODES, help="override the dice mode")
     parser.add_argument("--plots", help="draw the report's plots (PNG) in this folder")
     parser.add_argument("--tensorboard", help="a run's TensorBoard folder for learning curves")
     args = parser.parse_args(argv)

@@ -161,7 +161,7 @@ class ScenarioFile(_Strict):
     name: Name
     description: Annotated[str, Strict(), Field(max_length=MAX_TEXT)] = ""
     max_rounds: Annotated[int, Strict(), Field(ge=1, le=MAX_ROUNDS)] = 30
-    dice: Literal["roll", "expected"] = "roll"
+    dice: Literal["roll", "expected", "deck"] = "roll"
     rewards: RewardWeights = RewardWeights()
     observation: ObservationSpec = ObservationSpec()
     generator: Optional[GeneratorSpec] = None

@@ -25,6 +25,7 @@ import gymnasium as gym
 import numpy as np
 
 from facing_env.actions import END_TURN_INDEX
+from facing_env.dice import check_mode
 from facing_env.env import raw_env
 from facing_env.errors import IllegalActionError
 from facing_env.match import Agent
@@ -98,11 +99,9 @@ class TeamLearnerEnv(gym.Env):
         return [name for name, _ in self._pool]
 
     def set_dice_mode(self, mode: str) -> None:
-        """Roll dice (``"roll"``) or use their expected values (``"expected"``) from the
-        next battle on (a training curriculum)."""
-        if mode not in ("roll", "expected"):
-            raise ValueError(f"dice mode must be 'roll' or 'expected', got {mode!r}")
-        self.env.dice_mode = mode
+        """The dice mode (:data:`facing_env.dice.DICE_MODES`) from the next battle on (a
+        training curriculum)."""
+        self.env.dice_mode = check_mode(mode)
 
     def set_opponent_weights(self, weights: Mapping[str, float] | None) -> None:
         """Draw the opponent of each new battle with these relative chances by name (an

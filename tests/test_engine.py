@@ -17,6 +17,7 @@ indexed ``N NE E SE S SW W NW`` = 0..7.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ from facing_env import Battle, IllegalActionError, engine
 from facing_env.dice import Dice
 from facing_env.engine import Action
 from facing_env.rules import sneak_attack_applies
+from facing_env.turn import AttackSlot
 from tests.boards import board
 
 N, NE, E, SE, S, SW, W, NW = range(8)
@@ -1520,3 +1522,51 @@ def test_direction_arguments_may_be_numpy_integers():
     assert engine.why_illegal(b, turn(np.int64(E))) is None
     assert engine.why_illegal(b, move(np.int64(W))) is None
     assert engine.why_illegal(b, step5(np.int64(W))) is None
+
+
+# ==========================================================================================
+# Deck dice (``dice: deck``): d20s drawn from a shuffled deck of the twenty faces
+# ==========================================================================================
+
+
+def test_deck_mode_deals_each_face_once_per_twenty_draws():
+    """Every run of twenty d20s is a permutation of 1..20, dealt from the seeded
+    generator (the same seed deals the same cards); damage still rolls."""
+    dice = Dice(np.random.default_rng(7), "deck")
+    draws = [dice.d20() for _ in range(60)]
+    for k in range(3):
+        assert sorted(draws[20 * k : 20 * (k + 1)]) == list(range(1, 21))
+    again = Dice(np.random.default_rng(7), "deck")
+    assert [again.d20() for _ in range(60)] == draws
+    assert len({Dice(np.random.default_rng(s), "deck").d20() for s in range(40)}) > 5
+    assert {dice.damage("1d8") for _ in range(200)} == set(range(1, 9))
+
+
+def test_deck_mode_twenty_attacks_hit_exactly_by_the_faces():
+    """``dice: deck``: twenty attacks at +0 against AC 11 hit on the faces 11-19 and the
+    natural 20 (ten hits; a 1 always misses), whatever the seed; a +2 attacker hits
+    twelve times. (The weapon threatens no critical here, so no confirmation roll draws a
+    card in between.)"""
+    for bonus, hits in ((0, 10), (2, 12)):
+        for seed in (1, 2):
+            b = board(
+                "A B",
+                A={"facing": "E", "attacks": [{"bonus": bonus, "damage": "1"}]},
+                B={"facing": "W", "hp": 1000, "ac": 11},
+            )
+            begin(b, "A", "B")
+            dice = Dice(np.random.default_rng(seed), "deck")
+            a, d = b.creatures["A"], b.creatures["B"]
+            slot = AttackSlot(dataclasses.replace(a.attacks[0], threat_range=21), 0)
+            rolls, count = [], 0
+            for _ in range(20):
+                [ev] = attacks_in(engine.resolve_attack(b, a, d, slot, "attack", dice))
+                rolls.append(ev.roll)
+                count += ev.hit
+            assert sorted(rolls) == list(range(1, 21))
+            assert count == hits, (bonus, seed)
+
+
+def test_dice_modes_are_checked():
+    with pytest.raises(ValueError, match="dice mode must be one of 'roll', 'expected', 'deck'"):
+        Dice(np.random.default_rng(0), "loaded")

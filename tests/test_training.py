@@ -5,6 +5,7 @@ Needs the ``train`` extra (stable-baselines3, sb3-contrib, openskill, tyro); CI 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -226,6 +227,9 @@ def test_train_py_dice_curriculum_and_reward_overrides(monkeypatch):
     env = train.make_env(args, 0, {})()
     raw = env.unwrapped.env
     assert raw.dice_mode == "expected" and raw.scenario.rewards.draw == -1.0
+    deck = train.make_env(dataclasses.replace(args, low_variance_dice="deck"), 3, {})()
+    assert deck.unwrapped.env.dice_mode == "deck"
+    assert train.make_env(args, 4, {})().unwrapped.env.dice_mode == "roll"
     env.unwrapped.set_dice_mode("roll")
     env.reset(seed=3)
     assert raw.dice.mode == "roll"
@@ -287,6 +291,7 @@ def train_module(monkeypatch):
         ({"scenario": "nope"}, "unknown scenario 'nope'"),
         ({"eval_every": 10, "eval_games": 0}, "--eval-games"),
         ({"expected_dice_final": -0.5}, "--expected-dice-final"),
+        ({"low_variance_dice": "roll"}, "--low-variance-dice must be 'expected' or 'deck'"),
         ({"rewards": {"victroy": 1.0}}, "--rewards: unknown weights ['victroy']"),
     ],
 )
