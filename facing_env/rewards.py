@@ -4,7 +4,9 @@ Per hit point dealt to an enemy ``damage_dealt``; per hit point taken ``damage_t
 (usually zero or negative); per enemy dropped ``kill``; at the end, ``victory`` for every
 creature of the winning team, ``defeat`` for the others, ``draw`` for all when the battle
 is truncated or nobody is left. ``flank_attack`` / ``rear_attack`` pay for each attack a
-creature chooses from its foe's flank (or side) or rear (not attacks of opportunity).
+creature chooses from its foe's flank (or side) or rear (not attacks of opportunity);
+``flank_attack_taken`` / ``rear_attack_taken`` pay the foe so attacked (a negative weight
+teaches a creature to keep its rear away from its foes).
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ def event_rewards(
         if e.kind == "attack" and e.target is not None and e.attack_kind != "aoo":
             if e.defender_area in ("flank", "side"):
                 out[e.actor] += weights.flank_attack
+                out[e.target] += weights.flank_attack_taken
             elif e.defender_area == "rear":
                 out[e.actor] += weights.rear_attack
+                out[e.target] += weights.rear_attack_taken
         if e.kind == "attack" and e.target is not None and e.damage:
             if teams[e.actor] != teams[e.target]:
                 out[e.actor] += weights.damage_dealt * e.damage

@@ -66,8 +66,9 @@ class _Strict(BaseModel):
 
 class RewardWeights(_Strict):
     """Reward weights (``rewards.py``): per hit point, per kill, per outcome, and per
-    attack chosen from the defender's flank (or side) or rear (positional shaping, 0 by
-    default)."""
+    attack chosen from the defender's flank (or side) or rear, paid to the attacker
+    (``flank_attack``, ``rear_attack``) and to the defender (``*_taken``, usually
+    negative): positional shaping, 0 by default."""
 
     damage_dealt: Weight = 0.05
     damage_taken: Weight = 0.0
@@ -77,6 +78,8 @@ class RewardWeights(_Strict):
     draw: Weight = 0.0
     flank_attack: Weight = 0.0
     rear_attack: Weight = 0.0
+    flank_attack_taken: Weight = 0.0
+    rear_attack_taken: Weight = 0.0
 
 
 def reward_weights(base: RewardWeights, overrides: Mapping[str, float]) -> RewardWeights:

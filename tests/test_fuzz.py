@@ -112,8 +112,10 @@ def expected_rewards(env, events: list[Event], agents: list[str]) -> dict[str, f
         if e.kind == "attack" and e.attack_kind != "aoo":  # positional shaping weights
             if e.defender_area in ("flank", "side"):
                 add(e.actor, w.flank_attack)
+                add(e.target, w.flank_attack_taken)
             elif e.defender_area == "rear":
                 add(e.actor, w.rear_attack)
+                add(e.target, w.rear_attack_taken)
         if e.kind == "attack" and e.damage:
             add(e.actor, w.damage_dealt * e.damage)
             add(e.target, w.damage_taken * e.damage)
@@ -191,10 +193,13 @@ def play_episode(env, rng: np.random.Generator) -> int:
         last_hit: dict[str, str] = {}
         for e in events:
             if e.kind == "attack" and e.attack_kind != "aoo" and e.actor in u.id_to_agent:
+                defender = u.id_to_agent[e.target]
                 if e.defender_area in ("flank", "side"):
                     positional[u.id_to_agent[e.actor]] += w.flank_attack
+                    positional[defender] += w.flank_attack_taken
                 elif e.defender_area == "rear":
                     positional[u.id_to_agent[e.actor]] += w.rear_attack
+                    positional[defender] += w.rear_attack_taken
             if e.kind == "attack" and e.damage:
                 taken[u.id_to_agent[e.target]] += e.damage
                 last_hit[e.target] = e.actor
@@ -243,8 +248,14 @@ def test_random_masked_play_keeps_every_invariant(scenario, dice):
 def test_random_play_charges_withdraws_and_readies(scenario):
     """Random masked play exercises every tactical action on every scenario (each appears
     as an event: a charge, a withdrawal, a readied attack and its trigger) with every
-    invariant of :func:`play_episode` holding."""
-    env = facing_env.env(scenario=scenario, dice="roll")
+    invariant of :func:`play_episode` holding, the positional reward weights included."""
+    shaped = {
+        "flank_attack": 0.01,
+        "rear_attack": 0.02,
+        "flank_attack_taken": -0.03,
+        "rear_attack_taken": -0.04,
+    }
+    env = facing_env.env(scenario=scenario, dice="roll", rewards=shaped)
     rng = np.random.default_rng([7, SCENARIOS.index(scenario)])
     seen: set[str] = set()
     for seed in range(200):

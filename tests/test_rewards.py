@@ -28,6 +28,23 @@ def test_damage_kill_and_positional_weights():
     assert got["b"] == pytest.approx(0.1 * 2 - 0.05 * 10)  # an AoO earns no shaping
 
 
+def test_positional_weights_of_the_defender():
+    """``flank_attack_taken`` / ``rear_attack_taken`` charge the creature attacked from its
+    flank (or side) / rear by a chosen attack, hit or miss; an AoO from the rear, none."""
+    w = RewardWeights(damage_dealt=0.0, flank_attack_taken=-0.02, rear_attack_taken=-0.05)
+    events = [
+        Event("attack", "a", "b", attack_kind="attack", hit=False, defender_area="rear"),
+        Event("attack", "c", "b", attack_kind="attack", defender_area="side"),
+        Event("attack", "b", "a", attack_kind="aoo", hit=True, damage=2, defender_area="rear"),
+        Event("attack", "b", "c", attack_kind="charge", defender_area="flank"),
+        Event("attack", "b", "a", attack_kind="attack", defender_area="front"),
+    ]
+    got = event_rewards(events, TEAMS, w)
+    assert got["b"] == pytest.approx(-0.05 - 0.02)
+    assert got["c"] == pytest.approx(-0.02)
+    assert got.get("a", 0.0) == 0.0
+
+
 def test_outcome_weights():
     assert outcome_rewards(TEAMS, "red", W) == {"a": 1.0, "b": -1.0, "c": 1.0}
     assert outcome_rewards(TEAMS, None, W) == {"a": 0.0, "b": 0.0, "c": 0.0}
