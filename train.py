@@ -130,11 +130,11 @@ class Args:
     both cores serve the updates: 19 min instead of 26 for the default run; use 1 with
     'subproc')"""
     dice: str | None = None
-    """override the scenario's dice mode: 'roll' or 'expected'"""
+    """override the scenario's dice mode: 'roll', 'expected' or 'deck'"""
     expected_dice_share: float = 0.5
-    """share of the training environments that replace dice by their expected values (a
-    low-variance signal: a +2 from the flank turns a miss into a hit instead of +10% on a
-    noisy roll); the others roll. Evaluations always use the scenario's (or --dice) mode."""
+    """share of the training environments that use --low-variance-dice (by default
+    expected values: a +2 from the flank turns a miss into a hit instead of +10% on a
+    noisy roll); the others use the scenario's (or --dice) mode, as evaluations do"""
     low_variance_dice: str = "expected"
     """the dice of the --expected-dice-share environments: 'expected' (every roll its
     mean: +2 and +4 are then worth the same) or 'deck' (d20s dealt from a shuffled deck
@@ -162,6 +162,9 @@ class SelfPlayAndEvalCallback(BaseCallback):
         self.next_snapshot = args.snapshot_every
         self.next_eval = args.eval_every
         self.league = League(power=args.league_power, floor=args.league_floor)
+        # the dice of the environments outside the low-variance share (--dice, else the
+        # scenario's)
+        self.base_dice = env_kwargs.get("dice") or load_scenario(args.scenario).dice
         for name in args.opponents:
             self.league.add(name)
 
@@ -189,7 +192,7 @@ class SelfPlayAndEvalCallback(BaseCallback):
             self.logger.record("train/expected_dice_share", share)
             for rank in range(self.args.n_envs):
                 calm = rank < round(share * self.args.n_envs)
-                mode = self.args.low_variance_dice if calm else "roll"
+                mode = self.args.low_variance_dice if calm else self.base_dice
                 self.training_env.env_method("set_dice_mode", mode, indices=[rank])
 
     def _snapshot(self) -> None:

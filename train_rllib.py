@@ -121,7 +121,7 @@ class Args:
     torch_threads: int = 1
     """torch CPU threads of the driver (the learner when num_learners is 0)"""
     dice: str | None = None
-    """override the scenario's dice mode: 'roll' or 'expected'"""
+    """override the scenario's dice mode: 'roll', 'expected' or 'deck'"""
     env_kwargs: dict[str, int] = field(default_factory=dict)
     """extra keyword arguments for the environment (e.g. max_rounds)"""
 

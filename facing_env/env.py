@@ -94,7 +94,7 @@ class raw_env(AECEnv):
     ) -> None:
         super().__init__()
         self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
-        if rewards:
+        if rewards is not None:
             weights = reward_weights(self.scenario.rewards, rewards)
             self.scenario = dataclasses.replace(self.scenario, rewards=weights)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:

@@ -1,11 +1,12 @@
 """Scenarios: YAML files validated with clear errors, a registry, and a seeded generator.
 
 A scenario is a battle spec (docs/design.md, battle specs) plus episode settings: ``name``,
-``description``, ``max_rounds``, ``dice`` (``roll`` or ``expected``), reward ``weights`` and
-the ``observation`` window. Creatures may start from a bestiary stat block with
-``template: NAME`` (``configs/bestiary.yaml``). A ``generator`` section instead of
-``creatures`` makes a procedural scenario: every reset draws a new battle from the env's
-seeded generator. Files are read with ``yaml.safe_load``; nothing in them is executed.
+``description``, ``max_rounds``, ``dice`` (``roll``, ``expected`` or ``deck``:
+:mod:`facing_env.dice`), reward ``weights`` and the ``observation`` window. Creatures may
+start from a bestiary stat block with ``template: NAME`` (``configs/bestiary.yaml``). A
+``generator`` section instead of ``creatures`` makes a procedural scenario: every reset
+draws a new battle from the env's seeded generator. Files are read with
+``yaml.safe_load``; nothing in them is executed.
 """
 
 from __future__ import annotations

@@ -17,9 +17,10 @@ Each row is one battle at the moment its acting creature chooses:
 - ``step(actions)`` takes one action index per battle, ``(N,)`` integers the masks allow
   (one the mask forbids raises :class:`~facing_env.errors.IllegalActionError` naming the
   battle, before any battle is stepped).
-- ``rewards`` ``(N, K)`` float32: what each creature earned in this step (its damage
-  dealt and taken, kills and, when the battle ends, the outcome), K =
-  ``len(possible_agents)``; summed per creature they are the AEC env's returns.
+- ``rewards`` ``(N, K)`` float32: what each creature earned in this step by the
+  scenario's reward weights (damage dealt and taken, kills, positional shaping and,
+  when the battle ends, the outcome), K = ``len(possible_agents)``; summed per creature
+  over a battle they are the AEC env's returns.
 - ``terminations`` / ``truncations`` ``(N,)`` bool: the battle ended with a winner (or
   nobody left) / after ``max_rounds``.
 
@@ -35,7 +36,13 @@ winning team's index into :attr:`teams`, -1 for a draw) describe the battle that
 The next battle is the AEC env's ``reset()`` without a seed: slot ``i``'s generator goes
 on, so its battles are those of ``raw_env(scenario)`` reset once with ``seed=s + i`` and
 then without one. ``info["episode_length"]`` gives the ended battle's action count and
-``info["episode_rounds"]`` its rounds (0 for battles that go on).
+``info["episode_rounds"]`` the round it ended in (``max_rounds + 1`` for a truncated one,
+as :class:`facing_env.match.GameResult` counts; 0 for battles that go on).
+
+**Seeds.** ``reset(seed=s)`` starts battle ``i`` with ``s + i``; the first ``reset()``
+without one uses the constructor's ``seed`` (fresh entropy if that is None too); a later
+``reset()`` without one starts every slot's next battle from its own generator, as the
+AEC env's ``reset()`` does.
 
 **Buffers.** The arrays returned by ``reset`` and ``step`` are preallocated and reused:
 each call overwrites them. Copy what you keep.
@@ -82,15 +89,13 @@ class VectorEnv:
             raise ValueError(
                 f"num_envs must be an integer from 1 to {MAX_ENVS}, got {short_repr(num_envs)}"
             )
-        if seed is not None and (
-            not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0
-        ):
-            raise ValueError(f"seed must be a non-negative integer or None, got {short_repr(seed)}")
-        self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+        _check_seed(seed)
+        source = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
         self.num_envs = int(num_envs)
         self.seed = seed
-        self._envs = [raw_env(self.scenario, **env_kwargs) for _ in range(self.num_envs)]
+        self._envs = [raw_env(source, **env_kwargs) for _ in range(self.num_envs)]
         first = self._envs[0]
+        self.scenario: Scenario = first.scenario  # with any ``rewards=`` override
         self.possible_agents: list[str] = list(first.possible_agents)
         self.teams: tuple[str, ...] = tuple(self.scenario.teams)
         self.single_observation_space: spaces.Dict = first.observation_space(
@@ -125,12 +130,15 @@ class VectorEnv:
     def reset(
         self, seed: int | None = None, options: dict | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-        """Start every battle: battle ``i`` with ``seed + i`` (``seed`` defaults to the
-        constructor's; with neither, fresh entropy). Returns ``(obs, info)``."""
-        if seed is not None:
+        """Start every battle (see "Seeds" in the module docstring); returns
+        ``(obs, info)``."""
+        _check_seed(seed)
+        if seed is None and not self._started:
+            seed = self.seed  # the first reset: the constructor's seed
+        elif seed is not None:
             self.seed = seed
         for i, env in enumerate(self._envs):
-            env.reset(seed=None if self.seed is None else self.seed + i)
+            env.reset(seed=None if seed is None else seed + i)
             self._write(i)
         self._steps[:] = 0
         self._winner[:] = -1
@@ -189,15 +197,15 @@ class VectorEnv:
     def battle(self, i: int) -> Any:
         """Battle ``i``'s state (a :class:`~facing_env.battle.Battle`; read it, do not
         change it)."""
-        return self._envs[i].battle
+        return self._env(i).battle
 
     def events(self, i: int) -> list:
         """The events of battle ``i`` so far (its current battle, after an auto-reset)."""
-        return self._envs[i].events
+        return self._env(i).events
 
     def render(self, i: int = 0) -> str:
         """Battle ``i`` as text."""
-        env = self._envs[i]
+        env = self._env(i)
         mode, env.render_mode = env.render_mode, "ansi"
         try:
             return str(env.render())
@@ -210,6 +218,16 @@ class VectorEnv:
             env.close()
 
     # -- helpers --------------------------------------------------------------------------
+
+    def _env(self, i: int) -> raw_env:
+        """Slot ``i``'s env; an ``IndexError`` naming the range otherwise."""
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"battle index must be an integer, got {short_repr(i)}")
+        if not 0 <= i < self.num_envs:
+            raise IndexError(f"battle index {i} is outside 0..{self.num_envs - 1}")
+        if not self._started:
+            raise EnvStateError("no battle before reset(): call reset() first")
+        return self._envs[i]
 
     def _collect(self, i: int, env: raw_env) -> None:
         """Add the AEC env's step rewards to row ``i``."""
@@ -239,3 +257,11 @@ class VectorEnv:
         self._obs[i] = obs["observation"]
         self._mask[i] = obs["action_mask"]
         self._agent[i] = self._index[agent]
+
+
+def _check_seed(seed: object) -> None:
+    """A ``ValueError`` naming ``seed`` unless it is None or a non-negative integer."""
+    if seed is not None and (
+        not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0
+    ):
+        raise ValueError(f"seed must be a non-negative integer or None, got {short_repr(seed)}")

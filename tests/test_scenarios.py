@@ -188,7 +188,7 @@ MALFORMED: dict[str, tuple[str, str | None, str | None, str]] = {
         "'x'",
     ),
     "unknown_feat": (_with(", feats: [Flying]"), "a", "feats", "unknown feat 'Flying'"),
-    "unknown_dice_mode": (_with(top="dice: loaded\n"), None, "dice", "roll.*expected"),
+    "unknown_dice_mode": (_with(top="dice: loaded\n"), None, "dice", "roll.*expected.*deck"),
     "duplicate_id": (_with(**{"id: b": "id: a"}), "a", "id", "duplicate"),
     "one_team": (_with(**{"team: blue": "team: red"}), None, "creatures", "two teams"),
     "starts_dead": (_with(", hp: 0"), "a", "hp", "alive"),

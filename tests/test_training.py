@@ -238,6 +238,60 @@ def test_train_py_dice_curriculum_and_reward_overrides(monkeypatch):
     env.close()
 
 
+def test_train_py_curriculum_moves_the_boundary_and_keeps_the_base_dice(monkeypatch, tmp_path):
+    """Each rollout end sets every environment's dice: the first round(share * n_envs)
+    get --low-variance-dice, the others --dice (or the scenario's), never a hard-coded
+    'roll'."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    sys.modules.pop("train", None)
+    import train
+
+    calls: list[tuple[str, tuple, list]] = []
+
+    class FakeVec:
+        def env_method(self, name, *args, indices=None):
+            calls.append((name, args, indices))
+
+    class FakeLogger:
+        def record(self, *_args):
+            pass
+
+    args = train.Args(
+        n_envs=4, total_timesteps=1000, expected_dice_share=0.5, expected_dice_final=0.0
+    )
+    callback = train.SelfPlayAndEvalCallback(args, tmp_path, {"dice": "deck"})
+    assert callback.base_dice == "deck"
+    assert train.SelfPlayAndEvalCallback(args, tmp_path, {}).base_dice == "roll"
+    fake = FakeVec()
+    monkeypatch.setattr(type(callback), "training_env", property(lambda _self: fake))
+    monkeypatch.setattr(type(callback), "logger", property(lambda _self: FakeLogger()))
+    for steps, want in (
+        (0, ["expected"] * 2 + ["deck"] * 2),
+        (500, ["expected"] + ["deck"] * 3),
+        (1000, ["deck"] * 4),
+    ):
+        calls.clear()
+        callback.num_timesteps = steps
+        callback._on_rollout_end()
+        modes = [a[0] for name, a, _ in calls if name == "set_dice_mode"]
+        assert modes == want, steps
+        assert [i for name, _, i in calls if name == "set_dice_mode"] == [[0], [1], [2], [3]]
+
+
+def test_dice_mode_literals_list_every_mode():
+    """The scenario and replay schemas accept exactly :data:`facing_env.dice.DICE_MODES`."""
+    import typing
+
+    from facing_env.dice import DICE_MODES
+    from facing_env.replay import EnvKwargs
+    from facing_env.scenario import ScenarioFile
+
+    scenario = ScenarioFile.model_fields["dice"].annotation
+    replay = typing.get_args(EnvKwargs.model_fields["dice"].annotation)[0]
+    assert typing.get_args(scenario) == DICE_MODES
+    assert typing.get_args(replay) == DICE_MODES
+
+
 def test_reward_overrides_change_only_the_named_weights():
     base = raw_env("duel").scenario.rewards
     weights = raw_env("duel", rewards={"draw": -1, "rear_attack": 0.02}).scenario.rewards

@@ -8,7 +8,7 @@ import doctest
 import numpy as np
 import pytest
 
-from facing_env import vector
+from facing_env import engine, vector
 from facing_env.agents import make_agent
 from facing_env.env import raw_env
 from facing_env.errors import EnvStateError, IllegalActionError
@@ -17,7 +17,8 @@ from facing_env.vector import VectorEnv
 
 
 def test_the_module_example_runs():
-    assert doctest.testmod(vector, raise_on_error=False).failed == 0
+    result = doctest.testmod(vector, raise_on_error=False)
+    assert result.attempted >= 4 and result.failed == 0
 
 
 def test_shapes_dtypes_and_reused_buffers():
@@ -52,8 +53,8 @@ def test_every_battle_is_the_aec_env_with_seed_plus_i(scenario):
     seen: list[list[tuple]] = [[] for _ in range(n)]
     actions: list[list[int]] = [[] for _ in range(n)]
     rewards: list[list[np.ndarray]] = [[] for _ in range(n)]
-    ended = [0] * n
-    for _ in range(steps):
+    ended: list[list[tuple[int, bool, int]]] = [[] for _ in range(n)]
+    for t in range(steps):
         acts = np.array([_random_action(m, rng) for m in obs["action_mask"]], dtype=np.int64)
         for i in range(n):
             seen[i].append(
@@ -63,14 +64,17 @@ def test_every_battle_is_the_aec_env_with_seed_plus_i(scenario):
         obs, rew, term, trunc, info = venv.step(acts)
         for i in range(n):
             rewards[i].append(rew[i].copy())
-            ended[i] += bool(term[i] or trunc[i])
             assert not (term[i] and trunc[i])
-    assert sum(ended) > 0, "no battle ended: the auto-reset went untested"
+            if term[i] or trunc[i]:
+                ended[i].append((t, bool(term[i]), int(info["winner"][i])))
+            else:
+                assert info["winner"][i] == -1
+    assert sum(map(len, ended)) > 0, "no battle ended: the auto-reset went untested"
     for i in range(n):
         ref_seen, ref_rewards, ref_ends = _replay_in_aec(
             scenario, seed + i, actions[i], max_rounds=4
         )
-        assert len(ref_ends) == ended[i]
+        assert ended[i] == ref_ends, f"battle {i}: how and when battles ended"
         for t, ((a, o, m), (ra, ro, rm)) in enumerate(zip(seen[i], ref_seen, strict=True)):
             assert a == ra, (i, t)
             np.testing.assert_array_equal(m, rm, err_msg=f"mask, battle {i}, step {t}")
@@ -83,7 +87,8 @@ def _replay_in_aec(
 ) -> tuple[list[tuple], list[np.ndarray], list[int]]:
     """What the AEC env shows when given ``actions`` (dead steps taken as they come, a
     reset without a seed after each battle): (agent, obs, mask) before every action, the
-    per-creature rewards of every action, and after which action each battle ended."""
+    per-creature rewards of every action, and each battle's end: (action index,
+    terminated, winning team's index or -1)."""
     env = raw_env(scenario, **env_kwargs)
     env.reset(seed=seed)
     index = {a: i for i, a in enumerate(env.possible_agents)}
@@ -104,7 +109,10 @@ def _replay_in_aec(
                 row[index[a]] += r
         rewards.append(row)
         if not env.agents:
-            ends.append(len(rewards))
+            over = engine.is_over(env.battle)
+            winner = engine.winner(env.battle) if over else None
+            team = -1 if winner is None else list(env.scenario.teams).index(winner)
+            ends.append((len(rewards) - 1, over, team))
             env.reset()
     return seen, rewards, ends
 
@@ -146,6 +154,22 @@ def test_scripted_agents_play_through_it_and_battles_report_their_end():
     assert len(finished) >= 4 and 0 in finished
 
 
+def test_seeds_of_later_resets_and_reward_overrides():
+    """A second ``reset()`` without a seed goes on from each slot's generator (as the AEC
+    env's does); ``reset(seed=s)`` replays; ``rewards=`` reaches every battle."""
+    venv = VectorEnv("procedural", num_envs=2, seed=3, rewards={"draw": -1.0})
+    assert venv.scenario.rewards.draw == -1.0
+    first = venv.reset()[0]["observation"].copy()
+    second = venv.reset()[0]["observation"].copy()
+    again = venv.reset(seed=3)[0]["observation"].copy()
+    env = raw_env("procedural")
+    env.reset(seed=4)
+    env.reset()
+    np.testing.assert_array_equal(second[1], env.observe(env.agent_selection)["observation"])
+    np.testing.assert_array_equal(first, again)
+    assert not np.array_equal(first, second)
+
+
 def test_bad_input_is_named():
     with pytest.raises(ValueError, match="num_envs must be an integer from 1 to"):
         VectorEnv("duel", num_envs=0)
@@ -154,6 +178,11 @@ def test_bad_input_is_named():
     venv = VectorEnv("duel", num_envs=2, seed=0)
     with pytest.raises(EnvStateError, match="before reset"):
         venv.step(np.zeros(2, dtype=np.int64))
+    with pytest.raises(EnvStateError, match="before reset"):
+        venv.battle(0)
+    for bad in (-1, 1.5, "x", True):
+        with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+            venv.reset(seed=bad)
     obs, _ = venv.reset()
     with pytest.raises(IllegalActionError, match=r"shape \(2,\)"):
         venv.step(np.zeros(3, dtype=np.int64))
@@ -167,3 +196,7 @@ def test_bad_input_is_named():
         venv.step(np.array([venv.n_actions, 0]))
     np.testing.assert_array_equal(obs["observation"], before)  # nothing was stepped
     assert venv.battle(0).initiative.round == 1
+    with pytest.raises(IndexError, match=r"battle index 2 is outside 0\.\.1"):
+        venv.events(2)
+    with pytest.raises(IndexError, match="battle index -1"):
+        venv.render(-1)
