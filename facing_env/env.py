@@ -151,6 +151,16 @@ class raw_env(AECEnv):
         """The same Discrete space for every agent."""
         return self._act_space
 
+    def share_observation_memo(self, other: raw_env) -> None:
+        """Use ``other``'s memo of creature-table rows from the next ``reset`` on (envs of
+        one observation layout). A row is keyed by everything it depends on
+        (:class:`~facing_env.observation.PairMemo`), so sharing changes no observation; it
+        only warms the memo faster (``facing_env.vector.VectorEnv`` shares one among its
+        battles)."""
+        if other.layout != self.layout:
+            raise ValueError(f"layouts differ: {self.layout} and {other.layout}")
+        self._memo = other._memo
+
     # -- episode --------------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:

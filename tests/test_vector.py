@@ -200,3 +200,14 @@ def test_bad_input_is_named():
         venv.events(2)
     with pytest.raises(IndexError, match="battle index -1"):
         venv.render(-1)
+
+
+def test_battles_share_one_observation_memo():
+    """The battles share the first one's memo of table rows (the identity test above runs
+    with it shared); envs of another layout cannot share it."""
+    venv = VectorEnv("skirmish", num_envs=3, seed=0)
+    venv.reset()
+    memos = {id(env._memo) for env in venv._envs}
+    assert len(memos) == 1
+    with pytest.raises(ValueError, match="layouts differ"):
+        raw_env("skirmish", window=5).share_observation_memo(raw_env("skirmish"))
