@@ -211,3 +211,20 @@ def test_battles_share_one_observation_memo():
     assert len(memos) == 1
     with pytest.raises(ValueError, match="layouts differ"):
         raw_env("skirmish", window=5).share_observation_memo(raw_env("skirmish"))
+
+
+def test_readme_example_runs_as_printed():
+    """The README's VectorEnv block (under the quick start) runs and returns the shapes
+    its comments promise."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Quick start (PettingZoo)", 1)[1].split("\n## ", 1)[0]
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", section, re.DOTALL) if "VectorEnv" in b]
+    assert len(blocks) == 1
+    namespace: dict = {"__name__": "__readme__"}
+    exec(compile(blocks[0], "README.md", "exec"), namespace)
+    venv, rewards = namespace["venv"], namespace["rewards"]
+    assert namespace["obs"]["observation"].shape == (1024, venv.observation_size)
+    assert rewards.shape == (1024, len(venv.possible_agents))
