@@ -145,11 +145,18 @@ def test_evaluate_command_names_bad_input(capsys):
     assert "wizard" in capsys.readouterr().err
 
 
-def test_train_py_end_to_end_with_a_tiny_budget(tmp_path, monkeypatch):
-    """train, save, load, evaluate: the whole pipeline in well under a minute."""
+@pytest.fixture
+def train(monkeypatch):
+    """train.py, freshly imported from the repository's root."""
     monkeypatch.syspath_prepend(str(ROOT))
     sys.modules.pop("train", None)
     import train
+
+    return train
+
+
+def test_train_py_end_to_end_with_a_tiny_budget(tmp_path, train):
+    """train, save, load, evaluate: the whole pipeline in well under a minute."""
 
     args = train.Args(
         total_timesteps=512,
@@ -188,11 +195,8 @@ def test_train_py_end_to_end_with_a_tiny_budget(tmp_path, monkeypatch):
     assert obs["action_mask"][action] == 1
 
 
-def test_train_py_expected_dice_share_splits_the_training_envs(monkeypatch):
+def test_train_py_expected_dice_share_splits_the_training_envs(train):
     """The first round(share * n_envs) environments use expected dice, the others roll."""
-    monkeypatch.syspath_prepend(str(ROOT))
-    sys.modules.pop("train", None)
-    import train
 
     args = train.Args(n_envs=4, expected_dice_share=0.5, opponents=("random",))
     modes = []
@@ -207,12 +211,9 @@ def test_train_py_expected_dice_share_splits_the_training_envs(monkeypatch):
         train.main(train.Args(eval_temperature=-1.0))
 
 
-def test_train_py_dice_curriculum_and_reward_overrides(monkeypatch):
+def test_train_py_dice_curriculum_and_reward_overrides(train):
     """--expected-dice-final moves the share linearly over the run; set_dice_mode switches
     an environment from its next battle; --rewards reaches the training environments."""
-    monkeypatch.syspath_prepend(str(ROOT))
-    sys.modules.pop("train", None)
-    import train
 
     args = train.Args(
         n_envs=8,
@@ -238,13 +239,12 @@ def test_train_py_dice_curriculum_and_reward_overrides(monkeypatch):
     env.close()
 
 
-def test_train_py_curriculum_moves_the_boundary_and_keeps_the_base_dice(monkeypatch, tmp_path):
+def test_train_py_curriculum_moves_the_boundary_and_keeps_the_base_dice(
+    monkeypatch, tmp_path, train
+):
     """Each rollout end sets every environment's dice: the first round(share * n_envs)
     get --low-variance-dice, the others --dice (or the scenario's), never a hard-coded
     'roll'."""
-    monkeypatch.syspath_prepend(str(ROOT))
-    sys.modules.pop("train", None)
-    import train
 
     calls: list[tuple[str, tuple, list]] = []
 
@@ -310,11 +310,8 @@ def test_reward_overrides_change_only_the_named_weights():
 
 
 @pytest.fixture
-def train_module(monkeypatch):
+def train_module(monkeypatch, train):
     """train.py, with its environments and model refusing to be built."""
-    monkeypatch.syspath_prepend(str(ROOT))
-    sys.modules.pop("train", None)
-    import train
 
     def refuse(*_args, **_kwargs):
         raise AssertionError("training started")
@@ -384,11 +381,8 @@ def test_train_py_exits_2_with_one_line_from_the_shell():
     ]
 
 
-def test_train_py_learning_rate_decays_to_zero_and_stays_there(monkeypatch):
+def test_train_py_learning_rate_decays_to_zero_and_stays_there(train):
     """SB3 passes the remaining progress; the last rollout overshoots the budget (< 0)."""
-    monkeypatch.syspath_prepend(str(ROOT))
-    sys.modules.pop("train", None)
-    import train
 
     schedule = train._schedule(3e-4)
     assert [schedule(p) for p in (1.0, 0.5, 0.0, -0.00096)] == [3e-4, 1.5e-4, 0.0, 0.0]
