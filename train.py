@@ -44,7 +44,7 @@ from facing_env.evaluate import Report, evaluate, image_links, plots
 from facing_env.league import League
 from facing_env.match import Agent
 from facing_env.policies import entity_policy_kwargs
-from facing_env.scenario import DEFAULT_SCENARIO, load_scenario
+from facing_env.scenario import DEFAULT_SCENARIO, load_scenario, reward_weights
 from facing_env.wrappers import TeamLearnerEnv
 
 
@@ -191,8 +191,9 @@ class SelfPlayAndEvalCallback(BaseCallback):
             share = _dice_share(self.args, self.num_timesteps)
             self.logger.record("train/expected_dice_share", share)
             for rank in range(self.args.n_envs):
-                calm = rank < round(share * self.args.n_envs)
-                mode = self.args.low_variance_dice if calm else self.base_dice
+                mode = (
+                    self.args.low_variance_dice if _calm(rank, share, self.args) else self.base_dice
+                )
                 self.training_env.env_method("set_dice_mode", mode, indices=[rank])
 
     def _snapshot(self) -> None:
@@ -238,6 +239,12 @@ def _dice_share(args: Args, timesteps: int) -> float:
     return start + (end - start) * min(timesteps / args.total_timesteps, 1.0)
 
 
+def _calm(rank: int, share: float, args: Args) -> bool:
+    """Whether environment ``rank`` uses --low-variance-dice: the first ``round(share *
+    n_envs)`` ranks do."""
+    return rank < round(share * args.n_envs)
+
+
 def make_env(args: Args, rank: int, env_kwargs: dict) -> Callable[[], Monitor]:
     """A factory for one monitored learner environment (picklable for SubprocVecEnv); the
     first ``expected_dice_share`` of the ranks use expected dice (a curriculum moves
@@ -245,7 +252,7 @@ def make_env(args: Args, rank: int, env_kwargs: dict) -> Callable[[], Monitor]:
     kwargs = dict(env_kwargs)
     if args.rewards:
         kwargs["rewards"] = dict(args.rewards)
-    if rank < round(args.expected_dice_share * args.n_envs):
+    if _calm(rank, args.expected_dice_share, args):
         kwargs["dice"] = args.low_variance_dice
 
     def _init() -> Monitor:
@@ -326,7 +333,7 @@ def _check(args: Args) -> dict:
         cli.number(args.expected_dice_final, "--expected-dice-final", 0.0, 1.0)
     if args.rewards:
         try:
-            raw_env(scenario=args.scenario, rewards=args.rewards)
+            reward_weights(load_scenario(args.scenario).rewards, args.rewards)
         except ValueError as exc:  # "rewards.draw: ..." names the weight
             raise ValueError(f"--{exc}") from None
     cli.widths(args.net_arch, "--net-arch")

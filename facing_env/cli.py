@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-from facing_env.dice import DICE_MODES
+from facing_env.dice import check_mode
 from facing_env.errors import FacingEnvError
 from facing_env.limits import short_repr
 
@@ -178,9 +178,8 @@ def env_options(scenario: str, dice: str | None, env_kwargs: dict[str, Any]) -> 
     keyword arguments of the env (``dice`` included when given)."""
     from facing_env.env import raw_env
 
-    if dice is not None and dice not in DICE_MODES:
-        modes = ", ".join(repr(m) for m in DICE_MODES)
-        raise ValueError(f"--dice must be one of {modes}, got {short_repr(dice)}")
+    if dice is not None:
+        check_mode(dice, "--dice")
     kwargs = {**env_kwargs, **({"dice": dice} if dice else {})}
     known = ("max_rounds", "window", "dice", "flat_footed_start")
     unknown = sorted(set(kwargs) - set(known))

@@ -21,6 +21,7 @@ from functools import cache
 
 import numpy as np
 
+from facing_env.limits import short_repr
 from facing_env.spec import DICE_RE
 
 
@@ -41,10 +42,11 @@ DICE_MODES: tuple[str, ...] = ("roll", "expected", "deck")
 
 
 def check_mode(mode: object, what: str = "dice mode") -> str:
-    """``mode`` if it is one of :data:`DICE_MODES`, else a ``ValueError`` naming it."""
+    """``mode`` if it is one of :data:`DICE_MODES`, else a ``ValueError`` naming ``what``
+    and the value."""
     if mode not in DICE_MODES:
         names = ", ".join(repr(m) for m in DICE_MODES)
-        raise ValueError(f"{what} must be one of {names}, got {mode!r}")
+        raise ValueError(f"{what} must be one of {names}, got {short_repr(mode)}")
     return str(mode)
 
 

@@ -54,7 +54,7 @@ from pettingzoo.utils import wrappers
 
 from facing_env import engine, observation, rewards
 from facing_env.actions import END_TURN_INDEX, ActionCodec, creature_slots
-from facing_env.dice import DICE_MODES, Dice
+from facing_env.dice import Dice, check_mode
 from facing_env.errors import EnvStateError, IllegalActionError
 from facing_env.limits import MAX_ROUNDS, short_repr
 from facing_env.observation import ObservationLayout
@@ -103,9 +103,8 @@ class raw_env(AECEnv):
         if max_rounds is not None and not _is_int(max_rounds, 1, MAX_ROUNDS):
             got = short_repr(max_rounds)
             raise ValueError(f"max_rounds must be an integer from 1 to {MAX_ROUNDS}, got {got}")
-        if dice is not None and dice not in DICE_MODES:
-            modes = ", ".join(repr(m) for m in DICE_MODES)
-            raise ValueError(f"dice must be one of {modes}, got {short_repr(dice)}")
+        if dice is not None:
+            check_mode(dice, "dice")
         if window is not None and not _is_int(window, 3, 63):
             raise ValueError(f"window must be an integer from 3 to 63, got {short_repr(window)}")
         self.max_rounds = max_rounds or self.scenario.max_rounds
