@@ -47,12 +47,11 @@ AEC env's ``reset()`` does.
 **Buffers.** The arrays returned by ``reset`` and ``step`` are preallocated and reused:
 each call overwrites them. Copy what you keep.
 
-**Engine.** Today each slot steps the AEC env's engine (so identity holds by
-construction; they share one memo of creature-table rows,
-:meth:`~facing_env.env.raw_env.share_observation_memo`) and ``step`` costs N AEC steps;
-the batched array engine that steps all
-slots in one compiled call replaces that loop behind the same interface (docs/design.md,
-performance).
+**Engine.** Today each slot steps the AEC env's engine, so identity holds by
+construction and ``step`` costs N AEC steps; the slots share one memo of creature-table
+rows (:meth:`~facing_env.env.raw_env.share_observation_memo`). The batched array engine
+that steps all slots in one compiled call is to replace that loop behind the same
+interface (docs/design.md, performance).
 """
 
 from __future__ import annotations
