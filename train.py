@@ -130,15 +130,17 @@ class Args:
     both cores serve the updates: 19 min instead of 26 for the default run; use 1 with
     'subproc')"""
     dice: str | None = None
-    """override the scenario's dice mode: 'roll', 'expected' or 'deck'"""
+    """override the scenario's dice mode: 'roll', 'expected', 'deck' or 'mean'"""
     expected_dice_share: float = 0.5
     """share of the training environments that use --low-variance-dice (by default
     expected values: a +2 from the flank turns a miss into a hit instead of +10% on a
     noisy roll); the others use the scenario's (or --dice) mode, as evaluations do"""
     low_variance_dice: str = "expected"
     """the dice of the --expected-dice-share environments: 'expected' (every roll its
-    mean: +2 and +4 are then worth the same) or 'deck' (d20s dealt from a shuffled deck
-    of the twenty faces: each point of bonus one hit in twenty, with little luck)"""
+    mean: +2 and +4 are then worth the same), 'deck' (d20s dealt from a shuffled deck
+    of the twenty faces: each point of bonus one hit in twenty, with little luck) or
+    'mean' (every attack deals its mean damage over the rolls: each point of bonus worth
+    5% more damage, with no luck)"""
     expected_dice_final: float | None = None
     """share of expected-dice environments at the end of the run: the share moves
     linearly from --expected-dice-share to it, one environment at a time (a curriculum
@@ -291,6 +293,8 @@ def final_report(args: Args, model_path: Path, run_dir: Path, env_kwargs: dict) 
 
 
 PROG = "train.py"
+LOW_VARIANCE_DICE = ("expected", "deck", "mean")
+"""The dice modes --low-variance-dice accepts (facing_env.dice.DICE_MODES but 'roll')."""
 
 
 def check_args(args: Args) -> dict:
@@ -326,9 +330,10 @@ def _check(args: Args) -> dict:
     cli.number(args.ent_coef, "--ent-coef", 0.0, 1.0)
     cli.number(args.eval_temperature, "--eval-temperature", 0.0)
     cli.number(args.expected_dice_share, "--expected-dice-share", 0.0, 1.0)
-    if args.low_variance_dice not in ("expected", "deck"):
+    if args.low_variance_dice not in LOW_VARIANCE_DICE:
         got = cli.short_repr(args.low_variance_dice)
-        raise ValueError(f"--low-variance-dice must be 'expected' or 'deck', got {got}")
+        names = ", ".join(repr(m) for m in LOW_VARIANCE_DICE)
+        raise ValueError(f"--low-variance-dice must be one of {names}, got {got}")
     if args.expected_dice_final is not None:
         cli.number(args.expected_dice_final, "--expected-dice-final", 0.0, 1.0)
     if args.rewards:

@@ -45,7 +45,7 @@ from typing import NamedTuple
 from facing_env import geometry, rules
 from facing_env._accel import compiled_modules
 from facing_env.battle import Battle, Creature
-from facing_env.dice import Dice
+from facing_env.dice import Dice, mean_damage
 from facing_env.errors import IllegalActionError
 from facing_env.events import Event
 from facing_env.geometry import Shape
@@ -1097,6 +1097,8 @@ def resolve_attack(
         battle, a, d, kind=kind, attack=slot.attack.name, ranged=slot.attack.ranged
     )
     bonus, ac = mods.total + slot.penalty, mods.target_ac
+    if dice.mean:
+        return _resolve_mean(battle, a, d, slot, kind, mods, bonus, ac)
     roll = dice.d20()
     hit = roll == 20 or (roll != 1 and roll + bonus >= ac)
     if hit and mods.concealment and dice.percent() <= mods.concealment:
@@ -1126,6 +1128,55 @@ def resolve_attack(
             critical=critical,
             damage=damage,
             sneak_attack=hit and mods.sneak_attack,
+            own_area=mods.own_area,
+            defender_area=mods.defender_area,
+            facing_modifier=mods.facing,
+            round=battle.initiative.round,
+        )
+    ]
+    if d.hp <= 0:
+        events += _kill(battle, d)
+    return events
+
+
+def _resolve_mean(
+    battle: Battle,
+    a: Creature,
+    d: Creature,
+    slot: AttackSlot,
+    kind: str,
+    mods: rules.Modifiers,
+    bonus: int,
+    ac: int,
+) -> list[Event]:
+    """``resolve_attack`` with mean dice: the attack deals its mean damage
+    (:func:`facing_env.dice.mean_damage`; hit points become fractions) and hits when that
+    is above zero; the event reads a d20 of 10.5."""
+    attack = slot.attack
+    damage = mean_damage(
+        bonus,
+        ac,
+        damage=attack.damage,
+        threat_range=attack.threat_range,
+        crit_multiplier=attack.crit_multiplier,
+        concealment=mods.concealment,
+        extra=a.sneak_attack if mods.sneak_attack else None,
+    )
+    d.hp -= damage  # type: ignore[assignment]  # fractions in this training mode only
+    events = [
+        Event(
+            ATTACK,
+            a.id,
+            d.id,
+            attack=attack.name,
+            attack_kind=kind,
+            roll=10.5,
+            total=10.5 + bonus,
+            ac=ac,
+            hit=damage > 0,
+            critical=False,
+            damage=damage,
+            sneak_attack=damage > 0 and mods.sneak_attack,
             own_area=mods.own_area,
             defender_area=mods.defender_area,
             facing_modifier=mods.facing,

@@ -33,7 +33,7 @@ class Event(NamedTuple):
     ac: int | None = None
     hit: bool = False
     critical: bool = False
-    damage: int = 0
+    damage: float = 0  # whole hit points, except with mean dice (fractions)
     sneak_attack: bool = False
     own_area: str | None = None
     defender_area: str | None = None

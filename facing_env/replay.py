@@ -59,7 +59,7 @@ class EnvKwargs(_Strict):
     """The keyword arguments of ``raw_env`` a record may carry."""
 
     max_rounds: Optional[int] = Field(default=None, ge=1, le=MAX_ROUNDS)
-    dice: Optional[Literal["roll", "expected", "deck"]] = None
+    dice: Optional[Literal["roll", "expected", "deck", "mean"]] = None
     window: Optional[int] = Field(default=None, ge=3, le=63)
     flat_footed_start: Optional[bool] = None
 

@@ -1,7 +1,7 @@
 """Scenarios: YAML files validated with clear errors, a registry, and a seeded generator.
 
 A scenario is a battle spec (docs/design.md, battle specs) plus episode settings: ``name``,
-``description``, ``max_rounds``, ``dice`` (``roll``, ``expected`` or ``deck``:
+``description``, ``max_rounds``, ``dice`` (``roll``, ``expected``, ``deck`` or ``mean``:
 :mod:`facing_env.dice`), reward ``weights`` and the ``observation`` window. Creatures may
 start from a bestiary stat block with ``template: NAME`` (``configs/bestiary.yaml``). A
 ``generator`` section instead of ``creatures`` makes a procedural scenario: every reset
@@ -165,7 +165,7 @@ class ScenarioFile(_Strict):
     name: Name
     description: Annotated[str, Strict(), Field(max_length=MAX_TEXT)] = ""
     max_rounds: Annotated[int, Strict(), Field(ge=1, le=MAX_ROUNDS)] = 30
-    dice: Literal["roll", "expected", "deck"] = "roll"
+    dice: Literal["roll", "expected", "deck", "mean"] = "roll"
     rewards: RewardWeights = RewardWeights()
     observation: ObservationSpec = ObservationSpec()
     generator: Optional[GeneratorSpec] = None

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from facing_env import Battle, IllegalActionError, engine
-from facing_env.dice import Dice
+from facing_env.dice import Dice, mean_damage
 from facing_env.engine import Action
 from facing_env.rules import sneak_attack_applies
 from facing_env.turn import AttackSlot
@@ -1568,5 +1568,54 @@ def test_deck_mode_twenty_attacks_hit_exactly_by_the_faces():
 
 
 def test_dice_modes_are_checked():
-    with pytest.raises(ValueError, match="dice mode must be one of 'roll', 'expected', 'deck'"):
+    with pytest.raises(ValueError, match="dice mode must be one of 'roll', 'expected', 'deck', 'mean'"):
         Dice(np.random.default_rng(0), "loaded")
+
+
+# ==========================================================================================
+# Mean dice (``dice: mean``): every attack deals its mean damage over the rolls
+# ==========================================================================================
+
+
+@pytest.mark.parametrize(
+    ("bonus", "kwargs", "expected"),
+    [
+        # the duel's fighter (+6, 1d8+3, 19-20/x2) against AC 17: hits on 11+ (0.5), a
+        # critical on 19-20 confirmed half the time: 0.5 * 7.5 + 0.1 * 0.5 * 7.5
+        (6, {"damage": "1d8+3", "threat_range": 19}, 4.125),
+        (8, {"damage": "1d8+3", "threat_range": 19}, 4.95),  # +2 from the flank: 9+ (0.6)
+        (10, {"damage": "1d8+3", "threat_range": 19}, 5.775),  # +4 from the rear: 7+ (0.7)
+        # a natural 20 always hits, a natural 1 always misses
+        (-30, {"damage": "4", "threat_range": 21}, 0.2),
+        (30, {"damage": "4", "threat_range": 21}, 3.8),
+        # sneak attack dice are added once, never multiplied: +0 against AC 11 hits on 11+;
+        # 0.5 * (3.5 + 7) + (2 / 20) * 0.5 * 3.5; a 20% miss chance scales it all
+        (6 - 6, {"damage": "1d6", "threat_range": 19, "extra": "2d6"}, 5.425),
+        (0, {"damage": "1d6", "threat_range": 19, "extra": "2d6", "concealment": 20}, 4.34),
+        (0, {"damage": "1d6", "threat_range": 20, "crit_multiplier": 3}, 0.5 * 3.5 + 0.025 * 7),
+    ],
+)
+def test_mean_damage_is_the_mean_over_the_rolls(bonus, kwargs, expected):
+    ac = 17 if kwargs["damage"] == "1d8+3" else 11
+    assert mean_damage(bonus, ac, **kwargs) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("defender_facing", "damage"), [("W", 1.0), ("E", 1.4)])
+def test_mean_mode_attack_deals_mean_damage_by_area(defender_facing, damage):
+    """``dice: mean`` (UA-OPP-02 through the attack bonus): a +0 attack for 2 damage
+    against AC 11 deals 0.5 * 2 from the defender's front (hits on 11+) and 0.7 * 2 from
+    its rear (+4: 7+), every time; hit points become fractions."""
+    b = board(
+        "A B",
+        A={"facing": "E", "attacks": [{"bonus": 0, "damage": "2"}]},
+        B={"facing": defender_facing, "hp": 10, "ac": 11},
+    )
+    begin(b, "A", "B")
+    dice = Dice(np.random.default_rng(0), "mean")
+    a, d = b.creatures["A"], b.creatures["B"]
+    slot = AttackSlot(dataclasses.replace(a.attacks[0], threat_range=21), 0)
+    for n in (1, 2):
+        [ev] = attacks_in(engine.resolve_attack(b, a, d, slot, "attack", dice))
+        assert ev.hit and ev.roll == 10.5 and not ev.critical
+        assert ev.damage == pytest.approx(damage)
+        assert d.hp == pytest.approx(10 - n * damage)

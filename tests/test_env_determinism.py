@@ -86,7 +86,7 @@ def assert_same_record(a: dict, b: dict, step: int) -> None:
             assert x == y, f"step {step}: {key} differs"
 
 
-@pytest.mark.parametrize("dice", ["roll", "expected", "deck"])
+@pytest.mark.parametrize("dice", ["roll", "expected", "deck", "mean"])
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_same_seed_same_whole_episode(scenario, dice):
     seed = 11
