@@ -149,6 +149,11 @@ class Args:
     """reward weights of the training environments that replace the scenario's (e.g.
     --rewards draw -1.0 rear_attack 0.02); evaluations count a draw as not won whatever
     the weights"""
+    approach_shaping: float = 0.0
+    """weight of the potential-based approach shaping (TeamLearnerEnv's ``approach``: per
+    square the learner's team closes on the enemy, discounted with --gamma; it adds up to
+    a constant over a battle, so it guides exploration without changing which policies
+    are best); 0: off"""
     env_kwargs: dict[str, int] = field(default_factory=dict)
     """extra keyword arguments for the environment (e.g. max_rounds)"""
 
@@ -258,7 +263,13 @@ def make_env(args: Args, rank: int, env_kwargs: dict) -> Callable[[], Monitor]:
         kwargs["dice"] = args.low_variance_dice
 
     def _init() -> Monitor:
-        env = TeamLearnerEnv(args.scenario, opponents=args.opponents, **kwargs)
+        env = TeamLearnerEnv(
+            args.scenario,
+            opponents=args.opponents,
+            approach=args.approach_shaping,
+            gamma=args.gamma,
+            **kwargs,
+        )
         env.reset(seed=args.seed + rank)
         return Monitor(env)
 
@@ -326,6 +337,7 @@ def _check(args: Args) -> dict:
     cli.count(args.torch_threads, "--torch-threads")
     cli.number(args.learning_rate, "--learning-rate", 0.0, 1.0, open_low=True)
     cli.number(args.gamma, "--gamma", 0.0, 1.0)
+    cli.number(args.approach_shaping, "--approach-shaping", 0.0)
     cli.number(args.gae_lambda, "--gae-lambda", 0.0, 1.0)
     cli.number(args.ent_coef, "--ent-coef", 0.0, 1.0)
     cli.number(args.eval_temperature, "--eval-temperature", 0.0)

@@ -14,6 +14,13 @@ Illegal actions (only an unmasked algorithm or Gymnasium's ``check_env`` sends t
 ``illegal_action="end_turn"`` (default) ends the creature's turn instead, adds
 ``illegal_penalty`` to the reward and reports the index as ``info["illegal_action"]``;
 ``illegal_action="raise"`` raises :class:`~facing_env.errors.IllegalActionError`.
+
+``approach=w`` adds potential-based shaping (Ng, Harada and Russell, 1999) that leads the
+team toward the enemy without changing which policies are best: with the potential
+``phi(s) = -w * (mean over living learner creatures of the squares to the nearest living
+enemy, at most APPROACH_CAP)``, each step earns ``gamma * phi(s') - phi(s)`` between the
+learner's decisions (``phi`` of a finished battle is 0), so over a battle the terms add up
+to ``-phi`` of its first decision and the outcome still decides everything else.
 """
 
 from __future__ import annotations
@@ -33,6 +40,9 @@ from facing_env.match import Agent
 MAX_RESETS = 100
 """Battles drawn per ``reset`` at most while looking for one in which the learner acts."""
 
+APPROACH_CAP = 12
+"""Squares to the nearest enemy beyond which the approach potential stops growing."""
+
 
 class TeamLearnerEnv(gym.Env):
     """One learner (a whole team) against an opponent pool; see the module docstring."""
@@ -47,12 +57,21 @@ class TeamLearnerEnv(gym.Env):
         render_mode: str | None = None,
         illegal_action: str = "end_turn",
         illegal_penalty: float = -0.1,
+        approach: float = 0.0,
+        gamma: float = 0.995,
         **env_kwargs: Any,
     ) -> None:
         if illegal_action not in ("end_turn", "raise"):
             raise ValueError(
                 f"illegal_action must be 'end_turn' or 'raise', not {illegal_action!r}"
             )
+        if not (approach >= 0.0 and approach < float("inf")):
+            raise ValueError(f"approach must be a finite number >= 0, got {approach!r}")
+        if not 0.0 <= gamma <= 1.0:
+            raise ValueError(f"gamma must be in [0, 1], got {gamma!r}")
+        self.approach = float(approach)
+        self.gamma = float(gamma)
+        self._phi = 0.0
         self.illegal_action = illegal_action
         self.illegal_penalty = illegal_penalty
         self.env = raw_env(scenario=scenario, render_mode=render_mode, **env_kwargs)
@@ -144,6 +163,7 @@ class TeamLearnerEnv(gym.Env):
             self.opponent_name, self._opponent = self._pool[index]
             self._pending, done = self._advance()
             if not done:  # a battle decided before the learner ever acts teaches nothing
+                self._phi = self.potential()
                 return self._obs.copy(), self._info(False)
         raise RuntimeError(f"{MAX_RESETS} battles in a row ended before the learner could act")
 
@@ -162,6 +182,10 @@ class TeamLearnerEnv(gym.Env):
         self._pending = 0.0
         more, done = self._advance()
         reward += more
+        if self.approach:
+            phi = 0.0 if done else self.potential()
+            reward += self.gamma * phi - self._phi
+            self._phi = phi
         truncated = done and not self._decided()
         info = {**self._info(done), **extra}
         return self._obs.copy(), float(reward), done and not truncated, truncated, info
@@ -173,6 +197,23 @@ class TeamLearnerEnv(gym.Env):
     def render(self) -> str | None:
         """The board as text (``render_mode="ansi"``)."""
         return self.env.render()
+
+    def potential(self) -> float:
+        """The approach potential of the battle now (see the module docstring): 0 when
+        ``approach`` is 0 or a side has no living creature."""
+        if not self.approach:
+            return 0.0
+        battle = self.env.battle
+        living = [c for c in battle.creatures.values() if c.hp > 0]
+        mine = [c for c in living if c.team == self.team]
+        foes = [battle.cells_of(c) for c in living if c.team != self.team]
+        if not mine or not foes:
+            return 0.0
+        total = 0
+        for c in mine:
+            cells = battle.cells_of(c)
+            total += min(APPROACH_CAP, *(battle.cells_distance(cells, f) for f in foes))
+        return -self.approach * total / len(mine)
 
     # -- internals ------------------------------------------------------------------------
 

@@ -386,3 +386,64 @@ def test_train_py_learning_rate_decays_to_zero_and_stays_there(train):
 
     schedule = train._schedule(3e-4)
     assert [schedule(p) for p in (1.0, 0.5, 0.0, -0.00096)] == [3e-4, 1.5e-4, 0.0, 0.0]
+
+
+def test_approach_potential_counts_squares_to_the_nearest_enemy():
+    """``approach=w``: phi = -w * mean squares from each living learner creature to the
+    nearest living enemy, capped at APPROACH_CAP."""
+    from facing_env.wrappers import APPROACH_CAP
+
+    env = TeamLearnerEnv("skirmish", opponents=["random"], approach=0.1, learner_team="red")
+    env.reset(seed=0)
+    battle = env.env.battle
+    red = [c for c in battle.creatures.values() if c.team == "red"]
+    blue = [c for c in battle.creatures.values() if c.team == "blue"]
+    for c in battle.creatures.values():
+        battle.remove_dead(c)
+    red[0].pos, red[1].pos = (0, 0), (0, 2)
+    # blue[0] is 3 squares from red[0] and 4 from red[1] (two diagonals count 3 squares
+    # under the alternating rule, then one straight); blue[1] is 7 and 5 squares away
+    blue[0].pos, blue[1].pos = (3, 0), (0, 7)
+    battle.rebuild_occupancy()
+    assert env.potential() == pytest.approx(-0.1 * (3 + 4) / 2)
+    blue[0].hp = 0  # only blue[1] is left
+    assert env.potential() == pytest.approx(-0.1 * (7 + 5) / 2)
+    red[0].pos = (0, 30)  # 23 squares: beyond the cap
+    assert APPROACH_CAP < 23
+    assert env.potential() == pytest.approx(-0.1 * (APPROACH_CAP + 5) / 2)
+    assert TeamLearnerEnv("duel", opponents=["random"]).potential() == 0.0
+
+
+def test_approach_shaping_adds_up_to_the_first_potential():
+    """Undiscounted (gamma 1), the shaping terms of a battle telescope: shaped and plain
+    returns of the same battle and actions differ by -phi of the first decision (phi of a
+    finished battle is 0), so the outcome still decides everything else."""
+    plain = TeamLearnerEnv("duel", opponents=["aggressive"], learner_team="red")
+    shaped = TeamLearnerEnv(
+        "duel", opponents=["aggressive"], learner_team="red", approach=0.05, gamma=1.0
+    )
+    for seed in (0, 1):
+        plain.reset(seed=seed)
+        shaped.reset(seed=seed)
+        first = shaped.potential()
+        assert first < 0
+        rng = np.random.default_rng(seed)
+        totals, done = [0.0, 0.0], False
+        steps = 0
+        while not done:
+            assert np.array_equal(plain.action_masks(), shaped.action_masks())
+            action = int(rng.choice(np.flatnonzero(plain.action_masks())))
+            for i, env in enumerate((plain, shaped)):
+                _, reward, terminated, truncated, _ = env.step(action)
+                totals[i] += reward
+            done = terminated or truncated
+            steps += 1
+        assert steps > 10
+        assert totals[1] - totals[0] == pytest.approx(-first)
+
+
+def test_approach_shaping_options_are_checked():
+    with pytest.raises(ValueError, match="approach must be a finite number >= 0, got -1"):
+        TeamLearnerEnv("duel", approach=-1)
+    with pytest.raises(ValueError, match="gamma must be in"):
+        TeamLearnerEnv("duel", approach=0.1, gamma=2.0)
