@@ -60,7 +60,7 @@ class _Anchors:
 
 
 def _anchors(view: ObservationView) -> _Anchors:
-    cached = view.__dict__.get("_path_anchors")
+    cached = view.memo.get("path_anchors")
     if cached is not None:
         return cached
     taken = _cells(view, "blocked", "impeded", "ally", "enemy")
@@ -81,7 +81,7 @@ def _anchors(view: ObservationView) -> _Anchors:
                     free.add((ax, ay))
     rough = {(cx - x, cy - y) for cx, cy in difficult for x, y in offsets}
     cached = _Anchors(frozenset(free), frozenset(clear), frozenset(rough))
-    view.__dict__["_path_anchors"] = cached
+    view.memo["path_anchors"] = cached
     return cached
 
 
@@ -94,7 +94,7 @@ def free(view: ObservationView, anchor: Pos) -> bool:
 def provocations(view: ObservationView, anchor: Pos) -> float:
     """Enemies with an attack of opportunity left that threaten the observer at ``anchor``
     (walking out of there provokes each of them)."""
-    memo = view.__dict__.setdefault("_path_provocations", {})
+    memo = view.memo.setdefault("path_provocations", {})
     count = memo.get(anchor)
     if count is None:
         count = memo[anchor] = _provocations(view, anchor)
@@ -119,7 +119,7 @@ def routes(view: ObservationView, *, max_cost: float, aoo_weight: float = 10.0) 
     """Cheapest route (squares + ``aoo_weight`` per provocation) to every anchor in the
     window reachable within ``max_cost`` squares; the start is included with cost 0.
     Memoised per view: callers must not modify the answer."""
-    memo = view.__dict__.setdefault("_path_routes", {})
+    memo = view.memo.setdefault("path_routes", {})
     key = (max_cost, aoo_weight)
     if key not in memo:
         memo[key] = _routes(view, max_cost, aoo_weight)

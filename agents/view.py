@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -67,6 +68,9 @@ class ObservationView:
         self.tactics, self.tactic_scalars = self.layout.split_tactics(obs)
         self.size = self.layout.window
         self.half = self.size // 2
+        self.memo: dict[str, Any] = {}
+        """What helpers reading this view remember about it (``agents.pathing``: free
+        anchors, provocations, routes), by helper; it lives and dies with the view."""
 
     # -- raw parts --------------------------------------------------------------------------
 

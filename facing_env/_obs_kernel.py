@@ -209,7 +209,7 @@ class OwnStamp:
 def context(board: Any, layout: Any, battle: Any) -> Context:
     """The :class:`Context` of a board (drawn for ``battle``) and ``layout``, made on
     first use."""
-    ctx = board.__dict__.get("kernel_context")
+    ctx = board.kernel_context
     if (
         ctx is None
         or cython.cast(Context, ctx).layout is not layout
@@ -220,7 +220,7 @@ def context(board: Any, layout: Any, battle: Any) -> Context:
                 f"the board draws a {board.window}-wide window, the layout a "
                 f"{layout.window}-wide one"
             )
-        ctx = board.__dict__["kernel_context"] = Context(board, layout, battle)
+        ctx = board.kernel_context = Context(board, layout, battle)
     return ctx
 
 

@@ -24,7 +24,7 @@ creature slots. The mask is the encoding of ``engine.legal_actions``.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
@@ -73,11 +73,25 @@ def creature_slots(battle: Battle, creature_id: str) -> list[str]:
     return [creature_id, *allies, *enemies]
 
 
+@dataclass
+class _CodecMemo:
+    """What an :class:`ActionCodec` remembers between calls: the last mask (by legal
+    tuple and slots), the index tables per creature, rules and grid, and the last table
+    handed out (by slots list and battle)."""
+
+    mask: tuple | None = None
+    tables: dict = field(default_factory=dict)
+    last_table: tuple | None = None
+
+
 @dataclass(frozen=True)
 class ActionCodec:
     """Encodes engine actions as integers and back, for ``n_slots`` creature rows."""
 
     n_slots: int
+    _memo: _CodecMemo = field(
+        default_factory=_CodecMemo, init=False, repr=False, compare=False, hash=False
+    )
 
     @property
     def n(self) -> int:
@@ -143,23 +157,25 @@ class ActionCodec:
             legal = engine.legal_tuple(battle)
         if _KERNEL is not None:  # a fresh mask costs less than the cache and a copy
             return _KERNEL.action_mask(legal, self._index_table(battle, slots), self.n)
-        cached = self.__dict__.get("_mask_cache")
+        memo = self._memo
+        cached = memo.mask
         if cached is None or cached[0] is not legal or cached[1] != slots:
             table = self._index_table(battle, slots)
             mask = np.zeros(self.n, dtype=np.int8)
             mask[[table[a] for a in legal]] = 1
-            cached = self.__dict__["_mask_cache"] = (legal, list(slots), mask)
+            cached = memo.mask = (legal, list(slots), mask)
         return cached[2].copy()  # the caller may write to its mask
 
     def _index_table(self, battle: Battle, slots: list[str]) -> dict[Action, int]:
         """Every action the creature ``slots[0]`` could take, mapped to its index (one
         dict per creature, rules and grid; the same mapping as :meth:`encode`)."""
-        last = self.__dict__.get("_last_index_table")
+        memo = self._memo
+        last = memo.last_table
         if last is not None and last[0] is slots and last[1] is battle and last[3] == slots:
             return last[2]  # the env asks with the same slots list all episode long
         c = battle.creatures[slots[0]]
         key = (tuple(slots), battle.kind, battle.ruleset, c.shape)
-        tables = self.__dict__.setdefault("_index_tables", {})
+        tables = memo.tables
         table = tables.get(key)
         if table is None:
             if len(tables) > 256:
@@ -173,7 +189,7 @@ class ActionCodec:
             ]
             candidates += [Action(kind, cid) for kind in SLOT_KINDS for cid in slots]
             table = tables[key] = {a: self.encode(battle, slots, a) for a in candidates}
-        self.__dict__["_last_index_table"] = (slots, battle, table, list(slots))
+        memo.last_table = (slots, battle, table, list(slots))
         return table
 
 

@@ -327,12 +327,11 @@ def _legal_entry(
     ``key``, when the caller has it, must be ``state_key(battle)``."""
     if key is None:
         key = state_key(battle)
-    cached = battle.__dict__.get("_legal_cache")
+    cached = battle.legal_memo
     if cached is not None and cached[0] == key:
         return cached
     costs: dict[Action, int | str] = {}
-    entry = (key, tuple(_SCAN(battle, costs)), costs)
-    battle.__dict__["_legal_cache"] = entry
+    entry = battle.legal_memo = (key, tuple(_SCAN(battle, costs)), costs)
     return entry
 
 
@@ -818,7 +817,7 @@ def scanned(battle: Battle) -> tuple[tuple | None, tuple[Action, ...]]:
     :func:`state_key` and :func:`legal_tuple` after every step of random play."""
     if battle.turn is None or is_over(battle):
         return None, ()
-    key, legal, _ = battle.__dict__["_legal_cache"]
+    key, legal, _ = battle.legal_memo
     return key, legal
 
 

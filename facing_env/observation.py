@@ -263,11 +263,14 @@ class Board:
         """Copies and pickles leave out the compiled writer's ``kernel_context`` (C arrays,
         which cannot be pickled; :mod:`facing_env._obs_kernel` rebuilds it on use)."""
         state = dict(self.__dict__)
-        state.pop("kernel_context", None)
+        state["kernel_context"] = None
         return state
 
     def __init__(self, battle: Battle, window: int, memo: PairMemo | None = None) -> None:
         self.window = window
+        self.kernel_context: object = None
+        """The compiled writer's state for this board (``facing_env._obs_kernel.context``
+        makes it on first use and keeps it here); None when it does not run compiled."""
         half = window // 2
         creatures = list(battle.creatures.values())
         reach = max((rules.opportunity.melee_reach(c) for c in creatures), default=5)
