@@ -33,10 +33,52 @@ _N_CHANNELS = cython.declare(cython.int, len(observation.CHANNELS))
 _N_FEATURES = cython.declare(cython.int, len(observation.FEATURES))
 _SELF = cython.declare(cython.int, observation.CHANNELS.index("self"))
 _THREAT_ENEMY = cython.declare(cython.int, observation.CHANNELS.index("threatened_by_enemies"))
-_HP_FRACTION = cython.declare(cython.int, observation.FEATURES.index("hp_fraction"))
-_HP_RAW = cython.declare(cython.int, observation.FEATURES.index("hp"))
-_ATTACKABLE = cython.declare(cython.int, observation.FEATURES.index("attackable"))
-_AOO_LEFT = cython.declare(cython.int, observation.FEATURES.index("attacks_of_opportunity_left"))
+# the table's columns (observation.Column) as C constants
+_C_PRESENT = cython.declare(cython.int, observation.Column.PRESENT)
+_C_IS_SELF = cython.declare(cython.int, observation.Column.IS_SELF)
+_C_ALLY = cython.declare(cython.int, observation.Column.ALLY)
+_C_ENEMY = cython.declare(cython.int, observation.Column.ENEMY)
+_C_DX = cython.declare(cython.int, observation.Column.DX)
+_C_DY = cython.declare(cython.int, observation.Column.DY)
+_C_SIZE = cython.declare(cython.int, observation.Column.SIZE)
+_C_HAS_FACING = cython.declare(cython.int, observation.Column.HAS_FACING)
+_C_FACING_X = cython.declare(cython.int, observation.Column.FACING_X)
+_C_FACING_Y = cython.declare(cython.int, observation.Column.FACING_Y)
+_C_HP_FRACTION = cython.declare(cython.int, observation.Column.HP_FRACTION)
+_C_HP = cython.declare(cython.int, observation.Column.HP)
+_C_AC = cython.declare(cython.int, observation.Column.AC)
+_C_IN_MY_FRONT = cython.declare(cython.int, observation.Column.IN_MY_FRONT)
+_C_ME_IN_ITS_FRONT = cython.declare(cython.int, observation.Column.ME_IN_ITS_FRONT)
+_C_DISTANCE = cython.declare(cython.int, observation.Column.DISTANCE)
+_C_FLAT_FOOTED = cython.declare(cython.int, observation.Column.FLAT_FOOTED)
+_C_THREATENS_ME = cython.declare(cython.int, observation.Column.THREATENS_ME)
+_C_I_THREATEN_IT = cython.declare(cython.int, observation.Column.I_THREATEN_IT)
+_C_MY_FACING_MODIFIER = cython.declare(cython.int, observation.Column.MY_FACING_MODIFIER)
+_C_ITS_FACING_MODIFIER = cython.declare(cython.int, observation.Column.ITS_FACING_MODIFIER)
+_C_MY_SNEAK_ATTACK = cython.declare(cython.int, observation.Column.MY_SNEAK_ATTACK)
+_C_ATTACKABLE = cython.declare(cython.int, observation.Column.ATTACKABLE)
+_C_ATTACKS_OF_OPPORTUNITY_LEFT = cython.declare(
+    cython.int, observation.Column.ATTACKS_OF_OPPORTUNITY_LEFT
+)
+_C_SPEED = cython.declare(cython.int, observation.Column.SPEED)
+_C_REACH = cython.declare(cython.int, observation.Column.REACH)
+_C_SNEAK_ATTACK_DICE = cython.declare(cython.int, observation.Column.SNEAK_ATTACK_DICE)
+# the turn scalars (observation.Scalar)
+_S_MOVEMENT_LEFT = cython.declare(cython.int, observation.Scalar.MOVEMENT_LEFT)
+_S_MOVE_AVAILABLE = cython.declare(cython.int, observation.Scalar.MOVE_AVAILABLE)
+_S_STANDARD_AVAILABLE = cython.declare(cython.int, observation.Scalar.STANDARD_AVAILABLE)
+_S_FIVE_FOOT_STEP_AVAILABLE = cython.declare(
+    cython.int, observation.Scalar.FIVE_FOOT_STEP_AVAILABLE
+)
+_S_FREE_TURN_AVAILABLE = cython.declare(cython.int, observation.Scalar.FREE_TURN_AVAILABLE)
+_S_MOVING = cython.declare(cython.int, observation.Scalar.MOVING)
+_S_RUNNING = cython.declare(cython.int, observation.Scalar.RUNNING)
+_S_ATTACKS_MADE = cython.declare(cython.int, observation.Scalar.ATTACKS_MADE)
+_S_ROUND_FRACTION = cython.declare(cython.int, observation.Scalar.ROUND_FRACTION)
+_S_CLEAVE = cython.declare(cython.int, observation.Scalar.CLEAVE)
+_S_HEX_GRID = cython.declare(cython.int, observation.Scalar.HEX_GRID)
+_S_UA35_RULES = cython.declare(cython.int, observation.Scalar.UA35_RULES)
+_S_SIDE_REAR_RULES = cython.declare(cython.int, observation.Scalar.SIDE_REAR_RULES)
 _BOUND = cython.declare(cython.float, observation.BOUND)
 if len(observation.FEATURES) != 33:  # Row holds a C array of this length
     raise ImportError("facing_env._obs_kernel: Row is written for 33 table columns")
@@ -405,11 +447,11 @@ def _write_table(
         base = ws + row * _N_FEATURES
         for k in range(_N_FEATURES):
             out[base + k] = full.values[k]
-        out[base + _HP_FRACTION] = c.hp / c.max_hp
-        out[base + _HP_RAW] = c.hp / 50.0
-        out[base + _ATTACKABLE] = enemy and cid in targets
+        out[base + _C_HP_FRACTION] = c.hp / c.max_hp
+        out[base + _C_HP] = c.hp / 50.0
+        out[base + _C_ATTACKABLE] = enemy and cid in targets
         # rules.can_make_attacks_of_opportunity of a living creature
-        out[base + _AOO_LEFT] = (
+        out[base + _C_ATTACKS_OF_OPPORTUNITY_LEFT] = (
             aoo_used.get(cid, 0) == 0 and trait[0] and (not c.flat_footed or trait[1])
         )
 
@@ -442,40 +484,40 @@ def _single_square_row(
     static = memo.statics.get(theirs)
     if static is None:
         static = memo.statics[theirs] = observation._static_features(battle, c)
-    f[0] = 1.0
-    f[1] = is_me
-    f[2] = not enemy and not is_me
-    f[3] = enemy
-    f[4] = dx * inv
-    f[5] = dy * inv
-    f[6] = static[0]
-    f[7] = static[1]
+    f[_C_PRESENT] = 1.0
+    f[_C_IS_SELF] = is_me
+    f[_C_ALLY] = not enemy and not is_me
+    f[_C_ENEMY] = enemy
+    f[_C_DX] = dx * inv
+    f[_C_DY] = dy * inv
+    f[_C_SIZE] = static[0]  # observation._static_features, in _STATIC_COLUMNS order
+    f[_C_HAS_FACING] = static[1]
     if static[1]:
         fx, fy = observation._unit_vector(battle.kind, c.facing)
-        f[8] = fx
-        f[9] = fy
-    f[12] = static[2]
-    f[30] = static[3]
-    f[31] = static[4]
-    f[32] = static[5]
-    f[22] = c.flat_footed
-    # the pair columns (the reference's _pair_features, one-square branch), at 13 + i
+        f[_C_FACING_X] = fx
+        f[_C_FACING_Y] = fy
+    f[_C_AC] = static[2]
+    f[_C_SPEED] = static[3]
+    f[_C_REACH] = static[4]
+    f[_C_SNEAK_ATTACK_DICE] = static[5]
+    f[_C_FLAT_FOOTED] = c.flat_footed
+    # the pair columns (observation._pair_features, one-square branch)
     geo_key = (mine, theirs, dx, dy)
     geo = memo.geometry.get(geo_key)
     if geo is None:
         geo = memo.geometry[geo_key] = observation._pair_geometry(battle, me, c)
     distance, its_reach_covers_me, my_reach_covers_it = geo
-    f[13 + 8] = distance * inv
+    f[_C_DISTANCE] = distance * inv
     own = opp = None
     if not is_me:
         mine_t, its_t = battle.table(me), battle.table(c)
         own = mine_t.lookup((dx, dy)) if mine_t is not None else None
         opp = its_t.lookup((-dx, -dy)) if its_t is not None else None
-        f[13 + _AREA_INDEX[own.area if own is not None else _NONE]] = 1.0
-        f[13 + 4 + _AREA_INDEX[opp.area if opp is not None else _NONE]] = 1.0
+        f[_C_IN_MY_FRONT + _AREA_INDEX[own.area if own is not None else _NONE]] = 1.0
+        f[_C_ME_IN_ITS_FRONT + _AREA_INDEX[opp.area if opp is not None else _NONE]] = 1.0
     if enemy:
-        f[13 + 10] = its_reach_covers_me and rules.can_make_attacks_of_opportunity(c)
-        f[13 + 11] = my_reach_covers_it and rules.can_make_attacks_of_opportunity(me)
+        f[_C_THREATENS_ME] = its_reach_covers_me and rules.can_make_attacks_of_opportunity(c)
+        f[_C_I_THREATEN_IT] = my_reach_covers_it and rules.can_make_attacks_of_opportunity(me)
         fm = memo.modifiers
         key = (mine, theirs, own, opp)
         mod = fm.get(key)
@@ -485,9 +527,9 @@ def _single_square_row(
         its = fm.get(back)
         if its is None:
             its = fm[back] = rules.attacks.placement_modifier(battle, c, me, opp, own)
-        f[13 + 12] = mod / 10.0
-        f[13 + 13] = its / 10.0
-        f[13 + 14] = rules.sneak_attack_applies(battle, me, c)
+        f[_C_MY_FACING_MODIFIER] = mod / 10.0
+        f[_C_ITS_FACING_MODIFIER] = its / 10.0
+        f[_C_MY_SNEAK_ATTACK] = rules.sneak_attack_applies(battle, me, c)
     return row_array
 
 
@@ -502,11 +544,13 @@ def _write_scalars(
     ctx: Context,
 ) -> cython.void:
     """The 13 scalars (the reference's ``_fill_scalars``)."""
-    out[at + 10] = ctx.hexes
-    out[at + 11] = ctx.penalties
-    out[at + 12] = ctx.auto_turn
+    out[at + _S_HEX_GRID] = ctx.hexes
+    out[at + _S_UA35_RULES] = ctx.penalties
+    out[at + _S_SIDE_REAR_RULES] = ctx.auto_turn
     if not acting:
-        out[at + 8] = battle.initiative.round / max_rounds if battle.initiative else 0.0
+        out[at + _S_ROUND_FRACTION] = (
+            battle.initiative.round / max_rounds if battle.initiative else 0.0
+        )
         return
     ts = battle.turn
     speed: cython.int = me.speed // 5
@@ -520,18 +564,18 @@ def _write_scalars(
                 ts.standard_available and ts.attacks_made == 0
             )
             capacity += spare * (me.speed // _FEET)
-    out[at + 0] = capacity / (4.0 * speed)
-    out[at + 1] = ts.move_available
-    out[at + 2] = ts.standard_available
-    out[at + 3] = not (
+    out[at + _S_MOVEMENT_LEFT] = capacity / (4.0 * speed)
+    out[at + _S_MOVE_AVAILABLE] = ts.move_available
+    out[at + _S_STANDARD_AVAILABLE] = ts.standard_available
+    out[at + _S_FIVE_FOOT_STEP_AVAILABLE] = not (
         ts.moved or ts.five_foot_step_taken or ts.running or ts.withdrawing is not None
     )
-    out[at + 4] = not ts.free_turn_used
-    out[at + 5] = ts.moving
-    out[at + 6] = ts.running
-    out[at + 7] = ts.attacks_made / 4.0
-    out[at + 8] = battle.initiative.round / max_rounds
-    out[at + 9] = ts.cleave is not None
+    out[at + _S_FREE_TURN_AVAILABLE] = not ts.free_turn_used
+    out[at + _S_MOVING] = ts.moving
+    out[at + _S_RUNNING] = ts.running
+    out[at + _S_ATTACKS_MADE] = ts.attacks_made / 4.0
+    out[at + _S_ROUND_FRACTION] = battle.initiative.round / max_rounds
+    out[at + _S_CLEAVE] = ts.cleave is not None
 
 
 @cython.boundscheck(False)

@@ -59,66 +59,95 @@ CHANNELS = (
     "enemy_flank",
     "enemy_rear",
 )
-FEATURES = (
-    "present",
-    "is_self",
-    "ally",
-    "enemy",
-    "dx",
-    "dy",
-    "size",
-    "has_facing",
-    "facing_x",
-    "facing_y",
-    "hp_fraction",
-    "hp",
-    "ac",
-    "in_my_front",
-    "in_my_flank",
-    "in_my_rear",
-    "in_my_none",
-    "me_in_its_front",
-    "me_in_its_flank",
-    "me_in_its_rear",
-    "me_in_its_none",
-    "distance",
-    "flat_footed",
-    "threatens_me",
-    "i_threaten_it",
-    "my_facing_modifier",
-    "its_facing_modifier",
-    "my_sneak_attack",
-    "attackable",
-    "attacks_of_opportunity_left",
-    "speed",  # squares per move action / 12
-    "reach",  # longest melee reach in squares / 5
-    "sneak_attack_dice",  # average sneak attack damage / 10
-)
-SCALARS = (
-    "movement_left",
-    "move_available",
-    "standard_available",
-    "five_foot_step_available",
-    "free_turn_available",
-    "moving",
-    "running",
-    "attacks_made",
-    "round_fraction",
-    "cleave",
-    "hex_grid",
-    "ua35_rules",  # front/flank/rear penalties and bonuses
-    "side_rear_rules",  # the flanked condition
-)
-TACTICS = (
-    "readied",  # holds a readied attack (UA-PER-02)
-    "charging",  # charged since its last turn: -2 AC (charge)
-    "player_character",  # may trade attacks for 5-foot steps (EP-5FT-02)
-    "can_charge",  # the observer has a charge lane to it now (EP-CHG-01), whoever's turn
-)
-TACTIC_SCALARS = (
-    "withdrawing",  # the actor is in a withdrawal (EP-WDR-01)
-    "trade_steps_left",  # 5-foot steps the actor may still buy with attacks / 4 (EP-5FT-02)
-)
+
+
+class Column:
+    """The creature table's columns by name, in order (:data:`FEATURES` are the names in
+    lower case): every writer and reader of the table indexes it by these. Plain ints in
+    a namespace, not an ``IntEnum``: an enum member costs three times as much as an index
+    on the step path."""
+
+    PRESENT = 0
+    IS_SELF = 1
+    ALLY = 2
+    ENEMY = 3
+    DX = 4  # relative position / window
+    DY = 5
+    SIZE = 6  # size category / 8
+    HAS_FACING = 7
+    FACING_X = 8
+    FACING_Y = 9
+    HP_FRACTION = 10
+    HP = 11  # hit points / 50
+    AC = 12  # / 30
+    IN_MY_FRONT = 13  # the creature's area of the observer (flank and side share one)
+    IN_MY_FLANK = 14
+    IN_MY_REAR = 15
+    IN_MY_NONE = 16
+    ME_IN_ITS_FRONT = 17  # the observer's area of the creature
+    ME_IN_ITS_FLANK = 18
+    ME_IN_ITS_REAR = 19
+    ME_IN_ITS_NONE = 20
+    DISTANCE = 21  # squares between the footprints / window
+    FLAT_FOOTED = 22
+    THREATENS_ME = 23
+    I_THREATEN_IT = 24
+    MY_FACING_MODIFIER = 25  # / 10
+    ITS_FACING_MODIFIER = 26
+    MY_SNEAK_ATTACK = 27
+    ATTACKABLE = 28
+    ATTACKS_OF_OPPORTUNITY_LEFT = 29
+    SPEED = 30  # squares per move action / 12
+    REACH = 31  # longest melee reach in squares / 5
+    SNEAK_ATTACK_DICE = 32  # average sneak attack damage / 10
+
+
+class Scalar:
+    """The turn scalars, in order (:data:`SCALARS`); turn values only for the actor."""
+
+    MOVEMENT_LEFT = 0
+    MOVE_AVAILABLE = 1
+    STANDARD_AVAILABLE = 2
+    FIVE_FOOT_STEP_AVAILABLE = 3
+    FREE_TURN_AVAILABLE = 4
+    MOVING = 5
+    RUNNING = 6
+    ATTACKS_MADE = 7
+    ROUND_FRACTION = 8
+    CLEAVE = 9
+    HEX_GRID = 10
+    UA35_RULES = 11  # front/flank/rear penalties and bonuses
+    SIDE_REAR_RULES = 12  # the flanked condition
+
+
+class Tactic:
+    """The tactics columns per slot, in order (:data:`TACTICS`)."""
+
+    READIED = 0  # holds a readied attack (UA-PER-02)
+    CHARGING = 1  # charged since its last turn: -2 AC (charge)
+    PLAYER_CHARACTER = 2  # may trade attacks for 5-foot steps (EP-5FT-02)
+    CAN_CHARGE = 3  # the observer has a charge lane to it now (EP-CHG-01), whoever's turn
+
+
+class TacticScalar:
+    """The tactic scalars after the tactics table, in order (:data:`TACTIC_SCALARS`)."""
+
+    WITHDRAWING = 0  # the actor is in a withdrawal (EP-WDR-01)
+    TRADE_STEPS_LEFT = 1  # 5-foot steps the actor may still buy with attacks / 4 (EP-5FT-02)
+
+
+def _names(namespace: type) -> tuple[str, ...]:
+    """The lower-case names of a namespace's indices, which must be 0, 1, 2... in order."""
+    items = [(k, v) for k, v in vars(namespace).items() if k.isupper()]
+    if [v for _, v in items] != list(range(len(items))):
+        raise ValueError(f"{namespace.__name__}: indices must be 0..n-1 in order")
+    return tuple(k.lower() for k, _ in items)
+
+
+FEATURES = _names(Column)
+SCALARS = _names(Scalar)
+TACTICS = _names(Tactic)
+TACTIC_SCALARS = _names(TacticScalar)
 BOUND = 64.0
 """Every observation value lies in ``[-BOUND, BOUND]`` (most in ``[-1, 1]``; relative
 positions and raw hit points / 50 can exceed 1 on big boards and big monsters)."""
@@ -501,20 +530,21 @@ def _fill_tactics(
             continue
         base = at + row * n
         if c.readied:
-            out[base] = 1.0
+            out[base + Tactic.READIED] = 1.0
         if c.charging:
-            out[base + 1] = 1.0
+            out[base + Tactic.CHARGING] = 1.0
         if c.player_character:
-            out[base + 2] = 1.0
+            out[base + Tactic.PLAYER_CHARACTER] = 1.0
         if alive and c.team != me.team and rules.charge_destinations(battle, me, c):
-            out[base + 3] = 1.0
+            out[base + Tactic.CAN_CHARGE] = 1.0
     if acting:
         ts = battle.turn
         tail = at + layout.n_slots * n
-        out[tail] = ts.withdrawing is not None
+        out[tail + TacticScalar.WITHDRAWING] = ts.withdrawing is not None
         if engine._may_trade_step(battle, me):
             first = me.attacks[0]
-            out[tail + 1] = sum(1 for slot in ts.remaining if slot.attack is first) / 4.0
+            steps = sum(1 for slot in ts.remaining if slot.attack is first) / 4.0
+            out[tail + TacticScalar.TRADE_STEPS_LEFT] = steps
 
 
 def _fill_table(
@@ -580,16 +610,14 @@ def _fill_table(
         pair = rows.get(key)
         if pair is None:
             pair = rows[key] = _pair_features(battle, me, c, inv, memo, mine, theirs)
-        # standard flanking (SRD-FLANK-01) depends on where the allies stand: not memoised
-        pair = (
-            *pair[:12],
-            rules.facing_modifier(battle, me, c) / 10.0,
-            rules.facing_modifier(battle, c, me) / 10.0,
-            float(rules.sneak_attack_applies(battle, me, c)),
-        )
-        t[row] = _table_row(
+        values = _table_row(
             battle, c, statics, theirs, is_me, enemy, dx, dy, inv, pair, attackable, aoo_left
         )
+        # standard flanking (SRD-FLANK-01) depends on where the allies stand: not memoised
+        values[Column.MY_FACING_MODIFIER] = rules.facing_modifier(battle, me, c) / 10.0
+        values[Column.ITS_FACING_MODIFIER] = rules.facing_modifier(battle, c, me) / 10.0
+        values[Column.MY_SNEAK_ATTACK] = float(rules.sneak_attack_applies(battle, me, c))
+        t[row] = values
 
 
 def pair_key(
@@ -640,9 +668,8 @@ def _full_row(
     values = _table_row(
         battle, c, memo.statics, theirs, is_me, enemy, dx, dy, inv, pair, False, False
     )
-    full = np.array(values, dtype=np.float32)
-    full[_HP_COLUMNS] = 0.0
-    return full
+    values[Column.HP_FRACTION] = values[Column.HP] = 0.0
+    return np.array(values, dtype=np.float32)
 
 
 def _table_row(
@@ -658,41 +685,43 @@ def _table_row(
     pair: tuple[float, ...],
     attackable: bool,
     aoo_left: bool,
-) -> tuple[float, ...]:
-    """The 33 columns of ``c``'s row (:data:`FEATURES`)."""
+) -> list[float]:
+    """The columns of ``c``'s row (:class:`Column`), from ``pair`` (a row with only the
+    pair columns written, :func:`_pair_features`) and ``c``'s own values."""
     static = statics.get(theirs)
     if static is None:
         static = statics[theirs] = _static_features(battle, c)
-    fx, fy = _unit_vector(battle.kind, c.facing) if static[1] else (0.0, 0.0)
-    return (
-        1.0,
-        float(is_me),
-        float(not enemy and not is_me),
-        float(enemy),
-        dx * inv,
-        dy * inv,
-        static[0],
-        static[1],
-        fx,
-        fy,
-        c.hp / c.max_hp,
-        c.hp / 50.0,
-        static[2],
-        *pair[:9],
-        float(c.flat_footed),
-        *pair[10:],
-        float(attackable),
-        float(aoo_left),
-        static[3],
-        static[4],
-        static[5],
-    )
+    f = list(pair)
+    f[Column.PRESENT] = 1.0
+    f[Column.IS_SELF] = float(is_me)
+    f[Column.ALLY] = float(not enemy and not is_me)
+    f[Column.ENEMY] = float(enemy)
+    f[Column.DX] = dx * inv
+    f[Column.DY] = dy * inv
+    for column, value in zip(_STATIC_COLUMNS, static, strict=True):
+        f[column] = value
+    if static[1]:
+        f[Column.FACING_X], f[Column.FACING_Y] = _unit_vector(battle.kind, c.facing)
+    f[Column.HP_FRACTION] = c.hp / c.max_hp
+    f[Column.HP] = c.hp / 50.0
+    f[Column.FLAT_FOOTED] = float(c.flat_footed)
+    f[Column.ATTACKABLE] = float(attackable)
+    f[Column.ATTACKS_OF_OPPORTUNITY_LEFT] = float(aoo_left)
+    return f
 
 
-_HP_FRACTION, _HP_RAW = FEATURES.index("hp_fraction"), FEATURES.index("hp")
-_HP_COLUMNS = [_HP_FRACTION, _HP_RAW]
-_ATTACKABLE = FEATURES.index("attackable")
-_AOO_LEFT = FEATURES.index("attacks_of_opportunity_left")
+_HP_FRACTION, _HP_RAW = Column.HP_FRACTION, Column.HP
+_ATTACKABLE = Column.ATTACKABLE
+_AOO_LEFT = Column.ATTACKS_OF_OPPORTUNITY_LEFT
+_STATIC_COLUMNS = (
+    Column.SIZE,
+    Column.HAS_FACING,
+    Column.AC,
+    Column.SPEED,
+    Column.REACH,
+    Column.SNEAK_ATTACK_DICE,
+)
+"""The columns of :func:`_static_features`, in its order."""
 _TARGETS: list = [None, frozenset()]
 
 
@@ -775,7 +804,9 @@ class PairMemo:
 def _pair_features(
     battle: Battle, me: Creature, c: Creature, inv: float, memo: PairMemo, mine: int, theirs: int
 ) -> tuple[float, ...]:
-    """Columns 13-27 of ``c``'s row in ``me``'s table (column 22 is filled by the caller).
+    """A row of ``c`` in ``me``'s table with only the pair columns written (the areas,
+    :attr:`Column.DISTANCE`, the threats, the facing modifiers and sneak attack); the
+    rest are 0 for :func:`_table_row`.
 
     Built from smaller memos of :class:`PairMemo` where the rules allow it: the geometry
     of the two footprints (distance, whose reach covers whom) by profiles and relative
@@ -783,14 +814,14 @@ def _pair_features(
     modifier by the pair of area cells (``rules.attacks.placement_modifier``). Bigger
     creatures take the general rule queries.
     """
-    f = [0.0] * 15
+    f = [0.0] * len(FEATURES)
     dx, dy = c.pos[0] - me.pos[0], c.pos[1] - me.pos[1]
     geo_key = (mine, theirs, dx, dy)
     geo = memo.geometry.get(geo_key)
     if geo is None:
         geo = memo.geometry[geo_key] = _pair_geometry(battle, me, c)
     distance, its_reach_covers_me, my_reach_covers_it = geo
-    f[8] = distance * inv
+    f[Column.DISTANCE] = distance * inv
     single = len(me.shape.offsets) == 1 and len(c.shape.offsets) == 1
     own = opp = None
     if c is not me:
@@ -798,16 +829,22 @@ def _pair_features(
             mine_t, its_t = battle.table(me), battle.table(c)
             own = mine_t.lookup((dx, dy)) if mine_t is not None else None
             opp = its_t.lookup((-dx, -dy)) if its_t is not None else None
-            f[_AREA_INDEX[own.area if own is not None else Area.NONE]] = 1.0
-            f[4 + _AREA_INDEX[opp.area if opp is not None else Area.NONE]] = 1.0
+            f[Column.IN_MY_FRONT + _AREA_INDEX[own.area if own is not None else Area.NONE]] = 1.0
+            f[Column.ME_IN_ITS_FRONT + _AREA_INDEX[opp.area if opp is not None else Area.NONE]] = (
+                1.0
+            )
         else:
-            f[_AREA_INDEX[Area(rules.area_of(battle, me, c))]] = 1.0
-            f[4 + _AREA_INDEX[Area(rules.area_of(battle, c, me))]] = 1.0
+            f[Column.IN_MY_FRONT + _AREA_INDEX[Area(rules.area_of(battle, me, c))]] = 1.0
+            f[Column.ME_IN_ITS_FRONT + _AREA_INDEX[Area(rules.area_of(battle, c, me))]] = 1.0
     if c.team != me.team:
-        f[10] = float(its_reach_covers_me and rules.can_make_attacks_of_opportunity(c))
-        f[11] = float(my_reach_covers_it and rules.can_make_attacks_of_opportunity(me))
+        f[Column.THREATENS_ME] = float(
+            its_reach_covers_me and rules.can_make_attacks_of_opportunity(c)
+        )
+        f[Column.I_THREATEN_IT] = float(
+            my_reach_covers_it and rules.can_make_attacks_of_opportunity(me)
+        )
         if battle.rules.standard_flanking:
-            return tuple(f)  # columns 25-27 depend on third parties: the caller fills them
+            return tuple(f)  # the modifiers depend on third parties: the caller writes them
         if single:
             fm = memo.modifiers
             key = (mine, theirs, own, opp)
@@ -818,11 +855,12 @@ def _pair_features(
             its = fm.get(back)
             if its is None:
                 its = fm[back] = rules.attacks.placement_modifier(battle, c, me, opp, own)
-            f[12], f[13] = mod / 10.0, its / 10.0
         else:
-            f[12] = rules.facing_modifier(battle, me, c) / 10.0
-            f[13] = rules.facing_modifier(battle, c, me) / 10.0
-        f[14] = float(rules.sneak_attack_applies(battle, me, c))
+            mod = rules.facing_modifier(battle, me, c)
+            its = rules.facing_modifier(battle, c, me)
+        f[Column.MY_FACING_MODIFIER] = mod / 10.0
+        f[Column.ITS_FACING_MODIFIER] = its / 10.0
+        f[Column.MY_SNEAK_ATTACK] = float(rules.sneak_attack_applies(battle, me, c))
     return tuple(f)
 
 
@@ -841,8 +879,8 @@ def _pair_geometry(battle: Battle, me: Creature, c: Creature) -> tuple[int, bool
 
 
 def _static_features(battle: Battle, c: Creature) -> tuple[float, ...]:
-    """The columns a creature's profile fixes: size, has_facing, AC, speed, reach and
-    sneak attack (columns 6, 7, 12, 30, 31, 32)."""
+    """The columns a creature's profile fixes (:data:`_STATIC_COLUMNS`: size,
+    has_facing, AC, speed, reach and sneak attack), in that order."""
     sneak = 0.0
     if c.sneak_attack:
         n, sides, bonus = parse_dice(c.sneak_attack)
@@ -862,30 +900,28 @@ def _fill_scalars(
 ) -> None:
     """The 13 scalars, written in one assignment (turn values only for the actor)."""
     rs = battle.rules
-    hexes = float(battle.kind is GridKind.HEX)
+    s[Scalar.HEX_GRID] = battle.kind is GridKind.HEX
+    s[Scalar.UA35_RULES] = rs.facing_penalties
+    s[Scalar.SIDE_REAR_RULES] = rs.auto_turn_on_attack
     if acting is None:
         acting = engine.actor(battle) is me
     if not acting:
-        fraction = battle.initiative.round / max_rounds if battle.initiative else 0.0
-        s[8:] = (fraction, 0.0, hexes, float(rs.facing_penalties), float(rs.auto_turn_on_attack))
+        s[: Scalar.HEX_GRID] = 0.0
+        if battle.initiative:
+            s[Scalar.ROUND_FRACTION] = battle.initiative.round / max_rounds
         return
     ts = battle.turn
     speed = max(1, me.speed // 5)
-    s[:] = (
-        engine.movement_capacity(battle) / (4 * speed),
-        float(ts.move_available),
-        float(ts.standard_available),
-        float(engine._free_five_foot_step(battle)),
-        float(not ts.free_turn_used),
-        float(ts.moving),
-        float(ts.running),
-        ts.attacks_made / 4.0,
-        battle.initiative.round / max_rounds,
-        float(ts.cleave is not None),
-        hexes,
-        float(rs.facing_penalties),
-        float(rs.auto_turn_on_attack),
-    )
+    s[Scalar.MOVEMENT_LEFT] = engine.movement_capacity(battle) / (4 * speed)
+    s[Scalar.MOVE_AVAILABLE] = ts.move_available
+    s[Scalar.STANDARD_AVAILABLE] = ts.standard_available
+    s[Scalar.FIVE_FOOT_STEP_AVAILABLE] = engine._free_five_foot_step(battle)
+    s[Scalar.FREE_TURN_AVAILABLE] = not ts.free_turn_used
+    s[Scalar.MOVING] = ts.moving
+    s[Scalar.RUNNING] = ts.running
+    s[Scalar.ATTACKS_MADE] = ts.attacks_made / 4.0
+    s[Scalar.ROUND_FRACTION] = battle.initiative.round / max_rounds
+    s[Scalar.CLEAVE] = ts.cleave is not None
 
 
 def state_size(width: int, height: int, n_slots: int) -> int:

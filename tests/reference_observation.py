@@ -24,6 +24,10 @@ from facing_env import engine, geometry, rules
 from facing_env.battle import Battle, Creature
 from facing_env.dice import parse_dice
 from facing_env.observation import CHANNELS, ObservationLayout  # the layout under test
+from facing_env.observation import Column as C
+from facing_env.observation import Scalar as S
+from facing_env.observation import Tactic as T
+from facing_env.observation import TacticScalar as TS
 from facing_env.types import Area, GridKind, Terrain
 
 _AREA_INDEX = {Area.FRONT: 0, Area.FLANK: 1, Area.SIDE: 1, Area.REAR: 2, Area.NONE: 3}
@@ -80,15 +84,18 @@ def _fill_tactics(
         c = battle.creatures[cid]
         if c.hp <= 0:
             continue
-        tactics[row] = (c.readied, c.charging, c.player_character, 0.0)
+        tactics[row, T.READIED] = c.readied
+        tactics[row, T.CHARGING] = c.charging
+        tactics[row, T.PLAYER_CHARACTER] = c.player_character
         if c.team != me.team and me.hp > 0:
-            tactics[row, 3] = _can_charge(battle, me, c)
+            tactics[row, T.CAN_CHARGE] = _can_charge(battle, me, c)
     ts = battle.turn
     if ts is None or ts.actor != me.id or engine.actor(battle) is None:
         return
-    scalars[0] = ts.withdrawing is not None
+    scalars[TS.WITHDRAWING] = ts.withdrawing is not None
     if engine._may_trade_step(battle, me):
-        scalars[1] = len([s for s in ts.remaining if s.attack is me.attacks[0]]) / 4.0
+        first = me.attacks[0]
+        scalars[TS.TRADE_STEPS_LEFT] = len([s for s in ts.remaining if s.attack is first]) / 4.0
 
 
 def _fill_window(battle: Battle, me: Creature, w: np.ndarray, size: int) -> None:
@@ -153,45 +160,54 @@ def _fill_table(battle: Battle, me: Creature, slots: list[str], t: np.ndarray, s
         its_threat = rules.threatened_cells(battle, c)
         dist = battle.cells_distance(battle.cells_of(me), battle.cells_of(c))
         f = t[row]
-        f[0:4] = (1.0, float(c.id == me.id), float(not enemy and c.id != me.id), float(enemy))
-        f[4], f[5] = (c.pos[0] - me.pos[0]) / size, (c.pos[1] - me.pos[1]) / size
-        f[6], f[7], f[8], f[9] = c.size / 8.0, float(battle.table(c) is not None), fx, fy
-        f[10], f[11], f[12] = c.hp / c.max_hp, c.hp / 50.0, c.ac / 30.0
+        f[C.PRESENT] = 1.0
+        f[C.IS_SELF] = float(c.id == me.id)
+        f[C.ALLY] = float(not enemy and c.id != me.id)
+        f[C.ENEMY] = float(enemy)
+        f[C.DX], f[C.DY] = (c.pos[0] - me.pos[0]) / size, (c.pos[1] - me.pos[1]) / size
+        f[C.SIZE], f[C.HAS_FACING] = c.size / 8.0, float(battle.table(c) is not None)
+        f[C.FACING_X], f[C.FACING_Y] = fx, fy
+        f[C.HP_FRACTION], f[C.HP], f[C.AC] = c.hp / c.max_hp, c.hp / 50.0, c.ac / 30.0
         if c.id != me.id:
-            f[13 + _AREA_INDEX[Area(rules.area_of(battle, me, c))]] = 1.0
-            f[17 + _AREA_INDEX[Area(rules.area_of(battle, c, me))]] = 1.0
-        f[21] = dist / size
-        f[22] = float(c.flat_footed)
+            f[C.IN_MY_FRONT + _AREA_INDEX[Area(rules.area_of(battle, me, c))]] = 1.0
+            f[C.ME_IN_ITS_FRONT + _AREA_INDEX[Area(rules.area_of(battle, c, me))]] = 1.0
+        f[C.DISTANCE] = dist / size
+        f[C.FLAT_FOOTED] = float(c.flat_footed)
         if enemy:
-            f[23] = float(any(cell in its_threat for cell in battle.cells_of(me)))
-            f[24] = float(any(cell in my_threat for cell in battle.cells_of(c)))
-            f[25] = rules.facing_modifier(battle, me, c) / 10.0
-            f[26] = rules.facing_modifier(battle, c, me) / 10.0
-            f[27] = float(rules.sneak_attack_applies(battle, me, c))
-            f[28] = float(cid in mask_targets)
+            f[C.THREATENS_ME] = float(any(cell in its_threat for cell in battle.cells_of(me)))
+            f[C.I_THREATEN_IT] = float(any(cell in my_threat for cell in battle.cells_of(c)))
+            f[C.MY_FACING_MODIFIER] = rules.facing_modifier(battle, me, c) / 10.0
+            f[C.ITS_FACING_MODIFIER] = rules.facing_modifier(battle, c, me) / 10.0
+            f[C.MY_SNEAK_ATTACK] = float(rules.sneak_attack_applies(battle, me, c))
+            f[C.ATTACKABLE] = float(cid in mask_targets)
         used = battle.initiative.aoo_used.get(cid, 0) if battle.initiative else 0
-        f[29] = float(used == 0 and rules.can_make_attacks_of_opportunity(c))
-        f[30] = c.speed / 5 / 12.0
-        f[31] = max((a.reach for a in c.attacks if not a.ranged), default=0) / 5 / 5.0
+        f[C.ATTACKS_OF_OPPORTUNITY_LEFT] = float(
+            used == 0 and rules.can_make_attacks_of_opportunity(c)
+        )
+        f[C.SPEED] = c.speed / 5 / 12.0
+        f[C.REACH] = max((a.reach for a in c.attacks if not a.ranged), default=0) / 5 / 5.0
         if c.sneak_attack:
             n, sides, bonus = parse_dice(c.sneak_attack)
-            f[32] = (n * (sides + 1) / 2 + bonus) / 10.0
+            f[C.SNEAK_ATTACK_DICE] = (n * (sides + 1) / 2 + bonus) / 10.0
 
 
 def _fill_scalars(battle: Battle, me: Creature, s: np.ndarray, max_rounds: int) -> None:
-    s[10] = float(battle.kind is GridKind.HEX)
-    s[11] = float(battle.rules.facing_penalties)
-    s[12] = float(battle.rules.auto_turn_on_attack)
+    s[S.HEX_GRID] = float(battle.kind is GridKind.HEX)
+    s[S.UA35_RULES] = float(battle.rules.facing_penalties)
+    s[S.SIDE_REAR_RULES] = float(battle.rules.auto_turn_on_attack)
     ts = battle.turn
     if ts is None or ts.actor != me.id or engine.actor(battle) is None:
-        s[8] = battle.initiative.round / max_rounds if battle.initiative else 0.0
+        s[S.ROUND_FRACTION] = battle.initiative.round / max_rounds if battle.initiative else 0.0
         return
     speed = max(1, me.speed // 5)
-    s[0] = engine.movement_capacity(battle) / (4 * speed)
-    s[1], s[2] = float(ts.move_available), float(ts.standard_available)
-    s[3] = float(not (ts.moved or ts.five_foot_step_taken or ts.running or ts.withdrawing))
-    s[4] = float(not ts.free_turn_used)
-    s[5], s[6] = float(ts.moving), float(ts.running)
-    s[7] = ts.attacks_made / 4.0
-    s[8] = battle.initiative.round / max_rounds
-    s[9] = float(ts.cleave is not None)
+    s[S.MOVEMENT_LEFT] = engine.movement_capacity(battle) / (4 * speed)
+    s[S.MOVE_AVAILABLE] = float(ts.move_available)
+    s[S.STANDARD_AVAILABLE] = float(ts.standard_available)
+    s[S.FIVE_FOOT_STEP_AVAILABLE] = float(
+        not (ts.moved or ts.five_foot_step_taken or ts.running or ts.withdrawing)
+    )
+    s[S.FREE_TURN_AVAILABLE] = float(not ts.free_turn_used)
+    s[S.MOVING], s[S.RUNNING] = float(ts.moving), float(ts.running)
+    s[S.ATTACKS_MADE] = ts.attacks_made / 4.0
+    s[S.ROUND_FRACTION] = battle.initiative.round / max_rounds
+    s[S.CLEAVE] = float(ts.cleave is not None)

@@ -1568,7 +1568,9 @@ def test_deck_mode_twenty_attacks_hit_exactly_by_the_faces():
 
 
 def test_dice_modes_are_checked():
-    with pytest.raises(ValueError, match="dice mode must be one of 'roll', 'expected', 'deck', 'mean'"):
+    with pytest.raises(
+        ValueError, match="dice mode must be one of 'roll', 'expected', 'deck', 'mean'"
+    ):
         Dice(np.random.default_rng(0), "loaded")
 
 

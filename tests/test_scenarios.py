@@ -654,7 +654,10 @@ def test_duplicate_yaml_keys_are_an_error(tmp_path):
     ("kwargs", "message"),
     [
         ({"max_rounds": 0}, "max_rounds must be an integer from 1 to 10000, got 0"),
-        ({"dice": "loaded"}, "dice must be one of 'roll', 'expected', 'deck', 'mean', got 'loaded'"),
+        (
+            {"dice": "loaded"},
+            "dice must be one of 'roll', 'expected', 'deck', 'mean', got 'loaded'",
+        ),
         ({"window": 2}, "window must be an integer from 3 to 63, got 2"),
     ],
 )

@@ -342,7 +342,10 @@ def train_module(monkeypatch, train):
         ({"scenario": "nope"}, "unknown scenario 'nope'"),
         ({"eval_every": 10, "eval_games": 0}, "--eval-games"),
         ({"expected_dice_final": -0.5}, "--expected-dice-final"),
-        ({"low_variance_dice": "roll"}, "--low-variance-dice must be one of 'expected', 'deck', 'mean'"),
+        (
+            {"low_variance_dice": "roll"},
+            "--low-variance-dice must be one of 'expected', 'deck', 'mean'",
+        ),
         ({"rewards": {"victroy": 1.0}}, "--rewards: unknown weights ['victroy']"),
     ],
 )
