@@ -184,7 +184,7 @@ def _draw_legend(
     for i, c in enumerate(list(battle.creatures.values())[: layout.rows - 1]):
         yy = y + LINE * (i + 1)
         draw.rectangle([MARGIN, yy + 1, MARGIN + 8, yy + 9], fill=colours[c.team])
-        hp = f"hp {c.hp}/{c.max_hp}" if c.hp > 0 else "dead"
+        hp = f"hp {c.hp:g}/{c.max_hp}" if c.hp > 0 else "dead"  # :g: mean dice
         facing = battle.facing_name(c) if battle.table(c) is not None else "-"
         text = f"{letters[c.id]} {c.id} {c.size.label} {facing} {hp}"
         text += " readied" if c.readied and c.hp > 0 else ""

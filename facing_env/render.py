@@ -54,7 +54,7 @@ def board_text(battle: Battle, *, active: str | None = None) -> str:
     lines.append("")
     for cid, c in battle.creatures.items():
         mark = ">" if cid == active else " "
-        status = f"hp {c.hp}/{c.max_hp}" if c.hp > 0 else "dead"
+        status = f"hp {c.hp:g}/{c.max_hp}" if c.hp > 0 else "dead"  # :g: mean dice
         facing = battle.facing_name(c) if battle.table(c) is not None else "-"
         lines.append(
             f"{mark}{letters[cid]} {cid} ({c.team}) {c.size.label} at {list(c.pos)} "

@@ -1621,3 +1621,21 @@ def test_mean_mode_attack_deals_mean_damage_by_area(defender_facing, damage):
         assert ev.hit and ev.roll == 10.5 and not ev.critical
         assert ev.damage == pytest.approx(damage)
         assert d.hp == pytest.approx(10 - n * damage)
+
+
+def test_mean_mode_battle_shows_fractional_hit_points():
+    """A whole duel with ``dice="mean"`` plays through the env; the text rendering shows
+    the fractions of hit points briefly (``:g``)."""
+    import re
+
+    import facing_env
+
+    env = facing_env.env(scenario="duel", dice="mean", render_mode="ansi")
+    env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _agent in env.agent_iter(200):
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    hps = [float(h) for h in re.findall(r"hp ([0-9.]+)/52", env.render())]
+    assert hps and any(h != int(h) for h in hps)
+    assert all(len(str(h).split(".")[-1]) <= 6 for h in hps)
