@@ -54,7 +54,7 @@ def test_observation_parts_are_indexed_by_name():
         A = 0
         B = 2
 
-    with pytest.raises(ValueError, match="Gap: indices must be 0..n-1 in order"):
+    with pytest.raises(ValueError, match=r"Gap: indices must be 0\.\.n-1 in order"):
         o._names(Gap)
 
 
