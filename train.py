@@ -139,8 +139,8 @@ class Args:
     """the dice of the --expected-dice-share environments: 'expected' (every roll its
     mean: +2 and +4 are then worth the same), 'deck' (d20s dealt from a shuffled deck
     of the twenty faces: each point of bonus one hit in twenty, with little luck) or
-    'mean' (every attack deals its mean damage over the rolls: each point of bonus worth
-    5% more damage, with no luck)"""
+    'mean' (every attack deals its mean damage over the rolls: each point of attack
+    bonus adds 5 points of hit chance to every attack, with no luck)"""
     expected_dice_final: float | None = None
     """share of expected-dice environments at the end of the run: the share moves
     linearly from --expected-dice-share to it, one environment at a time (a curriculum
@@ -229,7 +229,7 @@ class SelfPlayAndEvalCallback(BaseCallback):
             pair = report.pair("learner", opponent)
             self.logger.record(f"eval/win_rate_vs_{opponent}", pair.win_rate)
             stats = report.agents["learner"]
-            self.logger.record("eval/flank_or_rear_share", stats.flank_or_rear_share)
+            self.logger.record(f"eval/flank_or_rear_share_vs_{opponent}", stats.flank_or_rear_share)
 
 
 def _agent(name: str) -> Agent:

@@ -31,8 +31,13 @@ from facing_env.types import GridKind
 # C constants in the compiled module (module globals would be Python objects)
 _N_CHANNELS = cython.declare(cython.int, len(observation.CHANNELS))
 _N_FEATURES = cython.declare(cython.int, len(observation.FEATURES))
-_SELF = cython.declare(cython.int, observation.CHANNELS.index("self"))
-_THREAT_ENEMY = cython.declare(cython.int, observation.CHANNELS.index("threatened_by_enemies"))
+_SELF = cython.declare(cython.int, observation.Channel.SELF)
+_THREAT_ENEMY = cython.declare(cython.int, observation.Channel.THREATENED_BY_ENEMIES)
+_THREAT_END = cython.declare(cython.int, observation.Channel.THREATENED_BY_ALLIES + 1)
+_N_TERRAIN = cython.declare(cython.int, observation.Channel.IMPEDED + 1)  # blocked..impeded
+_N_SIDES = cython.declare(cython.int, observation.Channel.ENEMY - observation.Channel.SELF + 1)
+# an occupant's channels self..facing_y come from its stamp's head, then its hp
+_N_HEAD = cython.declare(cython.int, observation.Channel.HP - observation.Channel.SELF)
 # the table's columns (observation.Column) as C constants
 _C_PRESENT = cython.declare(cython.int, observation.Column.PRESENT)
 _C_IS_SELF = cython.declare(cython.int, observation.Column.IS_SELF)
@@ -164,9 +169,9 @@ def _stamp_window(
         y = oy + cells[i, 1]
         if 0 <= x < size and 0 <= y < size:
             base = (y * size + x) * _N_CHANNELS + _SELF
-            for k in range(6):
+            for k in range(_N_HEAD):
                 out[base + k] = head[k]
-            out[base + 6] = hp
+            out[base + _N_HEAD] = hp
 
 
 @cython.cclass
@@ -293,7 +298,7 @@ def build(
     k: cython.Py_ssize_t
     n: cython.Py_ssize_t
     v: cython.float
-    # terrain: the board's padded planes hold it in channels 0-2 (never redrawn)
+    # terrain: the padded planes hold it in Channel.BLOCKED to IMPEDED (never redrawn)
     terrain: cython.float[:, :, ::1] = ctx.terrain
     r0: cython.int = my - ctx.y0 - half
     c0: cython.int = mx - ctx.x0 - half
@@ -301,7 +306,7 @@ def build(
         raise ValueError(f"creature {me.id!r} at {me.pos} is off the board")
     for i in range(size):
         for j in range(size):
-            for k in range(3):
+            for k in range(_N_TERRAIN):
                 out[(i * size + j) * _N_CHANNELS + k] = terrain[r0 + i, c0 + j, k]
     # every living creature in spec order (a later one wins a shared cell)
     stamps = ctx.stamps
@@ -337,11 +342,11 @@ def build(
     selves: cython.Py_ssize_t[::1] = stamp_own.selves
     if me.hp > 0:
         for i in range(selves.shape[0]):
-            out[selves[i]] = 1.0 if i % 3 == 0 else 0.0
+            out[selves[i]] = 1.0 if i % _N_SIDES == 0 else 0.0  # self, not ally or enemy
     n = size * size
     if ctx.clamp:
         for i in range(n):
-            for k in range(_THREAT_ENEMY, _THREAT_ENEMY + 2):
+            for k in range(_THREAT_ENEMY, _THREAT_END):
                 if out[i * _N_CHANNELS + k] > 1.0:
                     out[i * _N_CHANNELS + k] = 1.0
     for i in range(areas.shape[0]):

@@ -346,7 +346,9 @@ class Battle:
             raise exc.with_file(file) if file else exc from None
 
     def to_spec(self) -> dict[str, Any]:
-        """The spec of the current state; ``Battle.from_spec(b.to_spec())`` round-trips."""
+        """The spec of the current state; ``Battle.from_spec(b.to_spec())`` round-trips
+        (except after mean dice, which leave fractions of hit points that a spec cannot
+        hold: ``from_spec`` then names the field)."""
         terrain = [
             {"pos": list(self.cell_at(r, col)), "kind": Terrain(int(v)).name.lower()}
             for (r, col), v in np.ndenumerate(self.terrain)

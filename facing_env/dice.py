@@ -55,10 +55,15 @@ def check_mode(mode: object, what: str = "dice mode") -> str:
     return str(mode)
 
 
+def roll_hits(roll: float, bonus: float, ac: float) -> bool:
+    """Whether a d20 ``roll`` with ``bonus`` hits ``ac``: a natural 20 always hits, a
+    natural 1 always misses (the attack roll and the critical confirmation alike)."""
+    return roll == 20 or (roll != 1 and roll + bonus >= ac)
+
+
 def _hits(bonus: float, ac: float, low: int = 1) -> int:
-    """How many d20 faces from ``low`` up hit ``ac`` with ``bonus``: a natural 20 always
-    hits, a natural 1 always misses (as ``engine.resolve_attack`` reads a roll)."""
-    return sum(1 for r in range(max(low, 1), 21) if r == 20 or (r != 1 and r + bonus >= ac))
+    """How many d20 faces from ``low`` up hit ``ac`` with ``bonus`` (:func:`roll_hits`)."""
+    return sum(1 for r in range(max(low, 1), 21) if roll_hits(r, bonus, ac))
 
 
 def mean_damage(

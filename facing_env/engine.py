@@ -45,7 +45,7 @@ from typing import NamedTuple
 from facing_env import geometry, rules
 from facing_env._accel import compiled_modules
 from facing_env.battle import Battle, Creature
-from facing_env.dice import Dice, mean_damage
+from facing_env.dice import Dice, mean_damage, roll_hits
 from facing_env.errors import IllegalActionError
 from facing_env.events import Event
 from facing_env.geometry import Shape
@@ -1099,13 +1099,13 @@ def resolve_attack(
     if dice.mean:
         return _resolve_mean(battle, a, d, slot, kind, mods, bonus, ac)
     roll = dice.d20()
-    hit = roll == 20 or (roll != 1 and roll + bonus >= ac)
+    hit = roll_hits(roll, bonus, ac)
     if hit and mods.concealment and dice.percent() <= mods.concealment:
         hit = False  # SR-11 concealment from behind
     critical = False
     if hit and roll >= slot.attack.threat_range:
         confirm = dice.d20()
-        critical = confirm == 20 or (confirm != 1 and confirm + bonus >= ac)
+        critical = roll_hits(confirm, bonus, ac)
     damage = 0
     if hit:
         extra = a.sneak_attack if mods.sneak_attack else None

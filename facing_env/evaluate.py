@@ -98,7 +98,7 @@ class AgentResult:
     games: int = 0
     wins: int = 0
     rounds: int = 0
-    damage_dealt: int = 0
+    damage_dealt: float = 0  # whole hit points except with mean dice
     attacks: Counter[str] = field(default_factory=Counter)
     bonus_attacks: int = 0
     sneak_attacks: int = 0

@@ -107,7 +107,8 @@ def describe(e: Event, kind: GridKind) -> str:
         if not e.hit:
             return text + "miss"
         text += "critical hit" if e.critical else "hit"
-        return text + f", {e.damage} damage" + (" (sneak attack)" if e.sneak_attack else "")
+        damage = _num(e.damage)  # fractions with mean dice
+        return text + f", {damage} damage" + (" (sneak attack)" if e.sneak_attack else "")
     return {
         "initiative": f"initiative order: {e.actor}",
         "turn_start": f"round {e.round}: {e.actor}'s turn",

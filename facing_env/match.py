@@ -33,7 +33,7 @@ that went off, counted for the readier)."""
 class TeamStats:
     """What one team did in one game."""
 
-    damage_dealt: int = 0
+    damage_dealt: float = 0  # whole hit points except with mean dice
     attacks: Counter[str] = field(default_factory=Counter)  # chosen attacks by defender area
     hits: int = 0
     bonus_attacks: int = 0

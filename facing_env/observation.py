@@ -39,26 +39,29 @@ from facing_env.geometry import AreaTable
 from facing_env.tables import SIZES
 from facing_env.types import Area, GridKind, Pos, Terrain
 
-CHANNELS = (
-    "blocked",  # walls, pillars and off-board cells
-    "difficult",
-    "impeded",
-    "self",
-    "ally",
-    "enemy",
-    "size",  # occupant's size category / 8
-    "facing_x",  # occupant's facing vector (east)
-    "facing_y",  # (north)
-    "hp",  # occupant's hp fraction
-    "threatened_by_enemies",  # number of enemies threatening the cell / 4
-    "threatened_by_allies",
-    "own_front",  # the observer's areas, in and beyond the ring (IC-03)
-    "own_flank",
-    "own_rear",
-    "enemy_front",  # cells in the ring of some enemy's front / flank / rear
-    "enemy_flank",
-    "enemy_rear",
-)
+
+class Channel:
+    """The window's channels by name, in order (:data:`CHANNELS` are the names in lower
+    case)."""
+
+    BLOCKED = 0  # walls, pillars and off-board cells
+    DIFFICULT = 1
+    IMPEDED = 2
+    SELF = 3
+    ALLY = 4
+    ENEMY = 5
+    SIZE = 6  # occupant's size category / 8
+    FACING_X = 7  # occupant's facing vector (east)
+    FACING_Y = 8  # (north)
+    HP = 9  # occupant's hp fraction
+    THREATENED_BY_ENEMIES = 10  # number of enemies threatening the cell / 4
+    THREATENED_BY_ALLIES = 11
+    OWN_FRONT = 12  # the observer's areas, in and beyond the ring (IC-03)
+    OWN_FLANK = 13
+    OWN_REAR = 14
+    ENEMY_FRONT = 15  # cells in the ring of some enemy's front / flank / rear
+    ENEMY_FLANK = 16
+    ENEMY_REAR = 17
 
 
 class Column:
@@ -144,6 +147,7 @@ def _names(namespace: type) -> tuple[str, ...]:
     return tuple(k.lower() for k, _ in items)
 
 
+CHANNELS = _names(Channel)
 FEATURES = _names(Column)
 SCALARS = _names(Scalar)
 TACTICS = _names(Tactic)
@@ -271,9 +275,9 @@ def _offset_arrays(offsets: frozenset[Pos] | tuple[Pos, ...]) -> tuple[np.ndarra
     )
 
 
-_SELF, _SIZE, _HP = CHANNELS.index("self"), CHANNELS.index("size"), CHANNELS.index("hp")
-_THREAT_ENEMY = CHANNELS.index("threatened_by_enemies")
-_OWN_FRONT, _ENEMY_FRONT = CHANNELS.index("own_front"), CHANNELS.index("enemy_front")
+_SELF, _SIZE, _HP = Channel.SELF, Channel.SIZE, Channel.HP
+_THREAT_ENEMY = Channel.THREATENED_BY_ENEMIES
+_OWN_FRONT, _ENEMY_FRONT = Channel.OWN_FRONT, Channel.ENEMY_FRONT
 
 
 class Board:
@@ -311,13 +315,14 @@ class Board:
         width = max(x for x, _ in cells) - self.x0 + self.pad + 1
         height = max(y for _, y in cells) - self.y0 + self.pad + 1
         self.planes = np.zeros((height, width, len(CHANNELS)), dtype=np.float32)
-        self.planes[:, :, 0] = 1.0  # off the board counts as blocked
+        self.planes[:, :, Channel.BLOCKED] = 1.0  # off the board counts as blocked
         for (x, y), terrain in battle._terrain_map.items():
             r, c = y - self.y0, x - self.x0
-            self.planes[r, c, 0] = terrain in (Terrain.BLOCKED, Terrain.PILLAR)
-            self.planes[r, c, 1] = terrain is Terrain.DIFFICULT
-            self.planes[r, c, 2] = terrain is Terrain.IMPEDED
-        self.terrain = np.ascontiguousarray(self.planes[:, :, :3])  # for the compiled writer
+            self.planes[r, c, Channel.BLOCKED] = terrain in (Terrain.BLOCKED, Terrain.PILLAR)
+            self.planes[r, c, Channel.DIFFICULT] = terrain is Terrain.DIFFICULT
+            self.planes[r, c, Channel.IMPEDED] = terrain is Terrain.IMPEDED
+        # the terrain channels, for the compiled writer
+        self.terrain = np.ascontiguousarray(self.planes[:, :, : Channel.IMPEDED + 1])
         self._key: object = None
         self._flat = self.planes.reshape(-1)  # a view: planes are never reallocated
         self._written: list[np.ndarray] = []
@@ -435,7 +440,8 @@ class Board:
         if me.hp > 0:
             flat[selves] = _SELF_VALUES[: selves.size]
         if self.clamp_threats:
-            np.minimum(out[:, :, _THREAT_ENEMY : _THREAT_ENEMY + 2], 1.0, out=out[:, :, 10:12])
+            threats = out[:, :, _THREAT_ENEMY : Channel.THREATENED_BY_ALLIES + 1]
+            np.minimum(threats, 1.0, out=threats)
         if areas.size:
             flat[areas] = 1.0
         if self.clip:
@@ -453,12 +459,14 @@ class Board:
         rows, cols = _offset_arrays(me.shape.offsets)
         inside = (abs(rows) <= half) & (abs(cols) <= half)  # a window smaller than the space
         cells = (rows[inside] + half) * size + cols[inside] + half
-        selves = (cells[:, None] * n + _SELF + np.arange(3)).reshape(-1).astype(np.intp)
+        sides = np.arange(Channel.ENEMY - _SELF + 1)  # self, ally, enemy
+        selves = (cells[:, None] * n + _SELF + sides).reshape(-1).astype(np.intp)
         return areas, selves
 
 
 _BOARD_CACHE_LIMIT = 64
 _SELF_VALUES = np.tile(np.array([1.0, 0.0, 0.0], dtype=np.float32), 64)
+"""The self, ally and enemy channels of the observer's own squares, for up to 64 squares."""
 
 
 def build(

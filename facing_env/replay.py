@@ -107,7 +107,7 @@ class CreatureState:
 
     pos: Pos
     facing: int
-    hp: int
+    hp: float  # whole hit points except with mean dice
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,11 @@ Illegal actions (only an unmasked algorithm or Gymnasium's ``check_env`` sends t
 team toward the enemy without changing which policies are best: with the potential
 ``phi(s) = -w * (mean over living learner creatures of the squares to the nearest living
 enemy, at most APPROACH_CAP)``, each step earns ``gamma * phi(s') - phi(s)`` between the
-learner's decisions (``phi`` of a finished battle is 0), so over a battle the terms add up
-to ``-phi`` of its first decision and the outcome still decides everything else.
+learner's decisions (``phi`` of a decided battle is 0; a battle stopped at the round
+limit keeps its ``phi``, as the learner bootstraps from that state's value), so over a
+battle the terms add up, discounted, to ``-phi`` of its first decision (``gamma ** T *
+phi`` of the last state more at the round limit) and the outcome still decides
+everything else.
 """
 
 from __future__ import annotations
@@ -183,7 +186,9 @@ class TeamLearnerEnv(gym.Env):
         more, done = self._advance()
         reward += more
         if self.approach:
-            phi = 0.0 if done else self.potential()
+            # a decided battle's potential is 0; at the round limit (truncation) the
+            # learner bootstraps from the value of the state it stopped in, so phi stays
+            phi = 0.0 if done and self._decided() else self.potential()
             reward += self.gamma * phi - self._phi
             self._phi = phi
         truncated = done and not self._decided()

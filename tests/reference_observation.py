@@ -23,8 +23,9 @@ import numpy as np
 from facing_env import engine, geometry, rules
 from facing_env.battle import Battle, Creature
 from facing_env.dice import parse_dice
-from facing_env.observation import CHANNELS, ObservationLayout  # the layout under test
+from facing_env.observation import Channel as K
 from facing_env.observation import Column as C
+from facing_env.observation import ObservationLayout  # the layout under test
 from facing_env.observation import Scalar as S
 from facing_env.observation import Tactic as T
 from facing_env.observation import TacticScalar as TS
@@ -111,7 +112,7 @@ def _fill_window(battle: Battle, me: Creature, w: np.ndarray, size: int) -> None
         ring_table = battle.table(c)
         if c.team != me.team and ring_table is not None:
             for area, cells in ring_table.by_area.items():
-                ch = CHANNELS.index("enemy_front") + _AREA_INDEX[area]
+                ch = K.ENEMY_FRONT + _AREA_INDEX[area]
                 for dx, dy in cells:
                     i, j = c.pos[1] + dy - oy, c.pos[0] + dx - ox
                     if 0 <= i < size and 0 <= j < size:
@@ -121,27 +122,27 @@ def _fill_window(battle: Battle, me: Creature, w: np.ndarray, size: int) -> None
             pos = (ox + j, oy + i)
             terrain = battle.terrain_at(pos)
             if terrain in (Terrain.BLOCKED, Terrain.PILLAR):
-                w[i, j, 0] = 1.0
+                w[i, j, K.BLOCKED] = 1.0
             elif terrain is Terrain.DIFFICULT:
-                w[i, j, 1] = 1.0
+                w[i, j, K.DIFFICULT] = 1.0
             elif terrain is Terrain.IMPEDED:
-                w[i, j, 2] = 1.0
-            w[i, j, 10] = min(enemy_threat.get(pos, 0), 4) / 4.0
-            w[i, j, 11] = min(ally_threat.get(pos, 0), 4) / 4.0
+                w[i, j, K.IMPEDED] = 1.0
+            w[i, j, K.THREATENED_BY_ENEMIES] = min(enemy_threat.get(pos, 0), 4) / 4.0
+            w[i, j, K.THREATENED_BY_ALLIES] = min(ally_threat.get(pos, 0), 4) / 4.0
             if table is not None:
                 area = table.lookup((pos[0] - me.pos[0], pos[1] - me.pos[1])).area
                 if area is not Area.NONE:
-                    w[i, j, 12 + _AREA_INDEX[area]] = 1.0
+                    w[i, j, K.OWN_FRONT + _AREA_INDEX[area]] = 1.0
     for c in battle.living():
         fx, fy = _facing_vector(battle, c)
-        kind = 3 if c.id == me.id else (4 if c.team == me.team else 5)
+        kind = K.SELF if c.id == me.id else (K.ALLY if c.team == me.team else K.ENEMY)
         for x, y in battle.cells_of(c):
             i, j = y - oy, x - ox
             if 0 <= i < size and 0 <= j < size:
                 w[i, j, kind] = 1.0
-                w[i, j, 6] = c.size / 8.0
-                w[i, j, 7], w[i, j, 8] = fx, fy
-                w[i, j, 9] = c.hp / c.max_hp
+                w[i, j, K.SIZE] = c.size / 8.0
+                w[i, j, K.FACING_X], w[i, j, K.FACING_Y] = fx, fy
+                w[i, j, K.HP] = c.hp / c.max_hp
 
 
 def _fill_table(battle: Battle, me: Creature, slots: list[str], t: np.ndarray, size: int) -> None:

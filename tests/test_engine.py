@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from facing_env import Battle, IllegalActionError, engine
-from facing_env.dice import Dice, mean_damage
+from facing_env import Battle, IllegalActionError, engine, rules
+from facing_env.dice import Dice, mean_damage, parse_dice
 from facing_env.engine import Action
 from facing_env.rules import sneak_attack_applies
 from facing_env.turn import AttackSlot
@@ -1639,3 +1639,60 @@ def test_mean_mode_battle_shows_fractional_hit_points():
     hps = [float(h) for h in re.findall(r"hp ([0-9.]+)/52", env.render())]
     assert hps and any(h != int(h) for h in hps)
     assert all(len(str(h).split(".")[-1]) <= 6 for h in hps)
+
+
+class _FacesDice(Dice):
+    """Dice that deal given d20 faces and percentile rolls, damage at the means."""
+
+    def __init__(self, d20s: list[int], percent: int = 100) -> None:
+        super().__init__(np.random.default_rng(0))
+        self._d20s, self._percent = list(d20s), percent
+
+    def d20(self) -> int:
+        return self._d20s.pop(0)
+
+    def percent(self) -> int:
+        return self._percent
+
+    def _roll(self, n: int, sides: int) -> float:
+        return n * (sides + 1) / 2.0
+
+    def damage(self, expr: str, multiplier: int = 1, extra: str | None = None) -> float:
+        n, sides, bonus = parse_dice(expr)
+        total = multiplier * (self._roll(n, sides) + bonus)
+        if extra is not None:
+            en, es, eb = parse_dice(extra)
+            total += self._roll(en, es) + eb
+        return total
+
+
+@pytest.mark.parametrize(("bonus", "threat", "multiplier"), [(0, 19, 2), (5, 18, 3), (-8, 20, 2)])
+def test_mean_damage_is_the_average_of_resolve_attack_over_every_face(bonus, threat, multiplier):
+    """``mean_damage`` against the engine itself: ``resolve_attack`` with every d20 face
+    for the attack and every face for the confirmation (damage dice at their means),
+    averaged over the 400 pairs, is the mean damage of the attack's modifiers."""
+    b = board(
+        "A B",
+        A={"facing": "E", "attacks": [{"bonus": bonus, "damage": "1d8+2"}]},
+        B={"facing": "W", "hp": 10_000, "ac": 14},
+    )
+    begin(b, "A", "B")
+    a, d = b.creatures["A"], b.creatures["B"]
+    attack = dataclasses.replace(a.attacks[0], threat_range=threat, crit_multiplier=multiplier)
+    slot = AttackSlot(attack, 0)
+    total = 0.0
+    for face in range(1, 21):
+        for confirm in range(1, 21):
+            hp = d.hp
+            engine.resolve_attack(b, a, d, slot, "attack", _FacesDice([face, confirm]))
+            total += hp - d.hp
+    mods = rules.attack_breakdown(b, a, d, kind="attack", attack=attack.name)
+    expected = mean_damage(
+        mods.total,
+        mods.target_ac,
+        damage="1d8+2",
+        threat_range=threat,
+        crit_multiplier=multiplier,
+    )
+    assert total / 400 == pytest.approx(expected)
+    assert expected > 0

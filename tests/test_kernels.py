@@ -43,9 +43,9 @@ def _both(raw, agent: str, monkeypatch) -> tuple[np.ndarray, np.ndarray]:
         board = observation.Board(battle, raw.layout.window, observation.PairMemo())
         reference = observation.build(battle, slots, raw.layout, raw.max_rounds, board, key, legal)
         if legal is not None:
-            raw.codec.__dict__.pop("_mask_cache", None)
+            raw.codec._memo.mask = None
             mask = raw.codec.mask(battle, slots, legal)
-            raw.codec.__dict__.pop("_mask_cache", None)
+            raw.codec._memo.mask = None
             assert fast["action_mask"].tolist() == mask.tolist()
     raw.invalidate_observations()
     return fast["observation"], reference
@@ -145,7 +145,7 @@ def _both_masks(env, legal):
     results = []
     for kernel in (actions._KERNEL, None):
         saved, actions._KERNEL = actions._KERNEL, kernel
-        env.codec.__dict__.pop("_mask_cache", None)
+        env.codec._memo.mask = None
         try:
             results.append(env.codec.mask(env.battle, slots, legal).tolist())
         except Exception as error:  # compared by type below

@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted(
     [*ROOT.joinpath("facing_env").rglob("*.py"), *ROOT.joinpath("agents").rglob("*.py")]
 )
+TESTS = sorted(ROOT.joinpath("tests").rglob("*.py"))
 
 
 def test_sources_are_found():
@@ -22,10 +23,13 @@ def test_sources_are_found():
 
 
 def test_no_module_reaches_into_another_objects_dict():
-    """Every ``__dict__`` in the package is an object's own (``self.__dict__``)."""
+    """Every ``__dict__`` in the package and its tests is an object's own
+    (``self.__dict__``): a test that clears a cache by its old ``__dict__`` key would
+    silently test the cache instead."""
     offenders = [
         f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
-        for path in SOURCES
+        for path in [*SOURCES, *TESTS]
+        if path.name != "test_structure.py"
         for n, line in enumerate(path.read_text().splitlines(), 1)
         if re.search(r"(?<!self)\.__dict__|\b(?<!\.)__dict__\[", line)
     ]
@@ -33,22 +37,16 @@ def test_no_module_reaches_into_another_objects_dict():
 
 
 def test_observation_parts_are_indexed_by_name():
-    """The named indices of the observation (``observation.Column``, ``Scalar``,
-    ``Tactic``, ``TacticScalar``) are the layout's names in order: ``FEATURES[i]`` is
-    the lower-case name of index ``i``, and a gap or a reordering is refused."""
+    """The named indices of the observation (``observation.Channel``, ``Column``,
+    ``Scalar``, ``Tactic``, ``TacticScalar``) are the layout's names in order, and a gap
+    or a reordering is refused."""
     import pytest
 
     from facing_env import observation as o
 
-    for namespace, names in (
-        (o.Column, o.FEATURES),
-        (o.Scalar, o.SCALARS),
-        (o.Tactic, o.TACTICS),
-        (o.TacticScalar, o.TACTIC_SCALARS),
-    ):
-        assert [getattr(namespace, n.upper()) for n in names] == list(range(len(names)))
     assert (o.Column.DISTANCE, o.Column.SNEAK_ATTACK_DICE, len(o.FEATURES)) == (21, 32, 33)
     assert (o.Scalar.ROUND_FRACTION, o.Tactic.CAN_CHARGE) == (8, 3)
+    assert (o.Channel.THREATENED_BY_ENEMIES, len(o.CHANNELS)) == (10, 18)
 
     class Gap:
         A = 0
@@ -56,6 +54,39 @@ def test_observation_parts_are_indexed_by_name():
 
     with pytest.raises(ValueError, match=r"Gap: indices must be 0\.\.n-1 in order"):
         o._names(Gap)
+
+
+def test_the_observation_layout_is_pinned():
+    """The names and order of every part of the observation, written out here (not
+    derived from the code under test): a reordering changes what saved policies read and
+    must bump the env version."""
+    from facing_env import observation as o
+
+    channels = """blocked difficult impeded self ally enemy size facing_x facing_y hp
+        threatened_by_enemies threatened_by_allies own_front own_flank own_rear
+        enemy_front enemy_flank enemy_rear"""
+    features = """present is_self ally enemy dx dy size has_facing facing_x facing_y
+        hp_fraction hp ac in_my_front in_my_flank in_my_rear in_my_none me_in_its_front
+        me_in_its_flank me_in_its_rear me_in_its_none distance flat_footed threatens_me
+        i_threaten_it my_facing_modifier its_facing_modifier my_sneak_attack attackable
+        attacks_of_opportunity_left speed reach sneak_attack_dice"""
+    scalars = """movement_left move_available standard_available five_foot_step_available
+        free_turn_available moving running attacks_made round_fraction cleave hex_grid
+        ua35_rules side_rear_rules"""
+    assert tuple(channels.split()) == o.CHANNELS
+    assert tuple(features.split()) == o.FEATURES
+    assert tuple(scalars.split()) == o.SCALARS
+    assert o.TACTICS == ("readied", "charging", "player_character", "can_charge")
+    assert o.TACTIC_SCALARS == ("withdrawing", "trade_steps_left")
+    for namespace, names in (
+        (o.Channel, channels),
+        (o.Column, features),
+        (o.Scalar, scalars),
+        (o.Tactic, "readied charging player_character can_charge"),
+        (o.TacticScalar, "withdrawing trade_steps_left"),
+    ):
+        indices = [getattr(namespace, n.upper()) for n in names.split()]
+        assert indices == list(range(len(indices)))
 
 
 def test_the_table_read_by_name_on_the_duel_start():

@@ -450,3 +450,34 @@ def test_approach_shaping_options_are_checked():
         TeamLearnerEnv("duel", approach=-1)
     with pytest.raises(ValueError, match="gamma must be in"):
         TeamLearnerEnv("duel", approach=0.1, gamma=2.0)
+
+
+def test_approach_shaping_keeps_the_potential_at_the_round_limit():
+    """A battle stopped at the round limit is truncated, not decided: the learner
+    bootstraps from the value of the state it stopped in, so the last step earns
+    ``gamma * phi(s_T) - phi(s_{T-1})`` (standing apart pays nothing); a decided battle's
+    phi is 0."""
+    env = TeamLearnerEnv(
+        "duel",
+        opponents=["defensive"],
+        learner_team="red",
+        approach=0.05,
+        gamma=0.9,
+        max_rounds=2,
+    )
+    env.reset(seed=0)
+    truncated = False
+    while not truncated:
+        before = env.potential()
+        # end the turn at once: nobody closes in, the round limit ends the battle
+        _, reward, terminated, truncated, _ = env.step(0)
+        assert not terminated
+    after = env.potential()
+    assert after < 0  # still apart
+    plain = TeamLearnerEnv("duel", opponents=["defensive"], learner_team="red", max_rounds=2)
+    plain.reset(seed=0)
+    done, plain_reward = False, 0.0
+    while not done:
+        _, plain_reward, terminated, truncated_plain, _ = plain.step(0)
+        done = terminated or truncated_plain
+    assert reward - plain_reward == pytest.approx(0.9 * after - before)
