@@ -1096,29 +1096,38 @@ def resolve_attack(
         battle, a, d, kind=kind, attack=slot.attack.name, ranged=slot.attack.ranged
     )
     bonus, ac = mods.total + slot.penalty, mods.target_ac
-    if dice.mean:
-        return _resolve_mean(battle, a, d, slot, kind, mods, bonus, ac)
-    roll = dice.d20()
-    hit = roll_hits(roll, bonus, ac)
-    if hit and mods.concealment and dice.percent() <= mods.concealment:
-        hit = False  # SR-11 concealment from behind
+    attack = slot.attack
+    extra = a.sneak_attack if mods.sneak_attack else None
     critical = False
-    if hit and roll >= slot.attack.threat_range:
-        confirm = dice.d20()
-        critical = roll_hits(confirm, bonus, ac)
-    damage = 0
-    if hit:
-        extra = a.sneak_attack if mods.sneak_attack else None
-        damage = dice.damage(
-            slot.attack.damage, slot.attack.crit_multiplier if critical else 1, extra
+    if dice.mean:  # the mean over every roll (hit points become fractions)
+        roll = 10.5
+        damage = mean_damage(
+            bonus,
+            ac,
+            damage=attack.damage,
+            threat_range=attack.threat_range,
+            crit_multiplier=attack.crit_multiplier,
+            concealment=mods.concealment,
+            extra=extra,
         )
-        d.hp -= damage
+        hit = damage > 0
+    else:
+        roll = dice.d20()
+        hit = roll_hits(roll, bonus, ac)
+        if hit and mods.concealment and dice.percent() <= mods.concealment:
+            hit = False  # SR-11 concealment from behind
+        if hit and roll >= attack.threat_range:
+            critical = roll_hits(dice.d20(), bonus, ac)
+        damage = 0
+        if hit:
+            damage = dice.damage(attack.damage, attack.crit_multiplier if critical else 1, extra)
+    d.hp -= damage  # type: ignore[assignment]  # fractions with mean dice only
     events = [
         Event(
             ATTACK,
             a.id,
             d.id,
-            attack=slot.attack.name,
+            attack=attack.name,
             attack_kind=kind,
             roll=roll,
             total=roll + bonus,
@@ -1127,55 +1136,6 @@ def resolve_attack(
             critical=critical,
             damage=damage,
             sneak_attack=hit and mods.sneak_attack,
-            own_area=mods.own_area,
-            defender_area=mods.defender_area,
-            facing_modifier=mods.facing,
-            round=battle.initiative.round,
-        )
-    ]
-    if d.hp <= 0:
-        events += _kill(battle, d)
-    return events
-
-
-def _resolve_mean(
-    battle: Battle,
-    a: Creature,
-    d: Creature,
-    slot: AttackSlot,
-    kind: str,
-    mods: rules.Modifiers,
-    bonus: int,
-    ac: int,
-) -> list[Event]:
-    """``resolve_attack`` with mean dice: the attack deals its mean damage
-    (:func:`facing_env.dice.mean_damage`; hit points become fractions) and hits when that
-    is above zero; the event reads a d20 of 10.5."""
-    attack = slot.attack
-    damage = mean_damage(
-        bonus,
-        ac,
-        damage=attack.damage,
-        threat_range=attack.threat_range,
-        crit_multiplier=attack.crit_multiplier,
-        concealment=mods.concealment,
-        extra=a.sneak_attack if mods.sneak_attack else None,
-    )
-    d.hp -= damage  # type: ignore[assignment]  # fractions in this training mode only
-    events = [
-        Event(
-            ATTACK,
-            a.id,
-            d.id,
-            attack=attack.name,
-            attack_kind=kind,
-            roll=10.5,
-            total=10.5 + bonus,
-            ac=ac,
-            hit=damage > 0,
-            critical=False,
-            damage=damage,
-            sneak_attack=damage > 0 and mods.sneak_attack,
             own_area=mods.own_area,
             defender_area=mods.defender_area,
             facing_modifier=mods.facing,

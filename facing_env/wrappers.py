@@ -185,15 +185,15 @@ class TeamLearnerEnv(gym.Env):
         self._pending = 0.0
         more, done = self._advance()
         reward += more
+        decided = done and self._decided()
         if self.approach:
             # a decided battle's potential is 0; at the round limit (truncation) the
             # learner bootstraps from the value of the state it stopped in, so phi stays
-            phi = 0.0 if done and self._decided() else self.potential()
+            phi = 0.0 if decided else self.potential()
             reward += self.gamma * phi - self._phi
             self._phi = phi
-        truncated = done and not self._decided()
         info = {**self._info(done), **extra}
-        return self._obs.copy(), float(reward), done and not truncated, truncated, info
+        return self._obs.copy(), float(reward), decided, done and not decided, info
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the current learner action (for sb3-contrib's MaskablePPO)."""
