@@ -1,0 +1,373 @@
+"""N battles as arrays: the state the batched engine's kernels read and write.
+
+:class:`State` is a named tuple of numpy arrays (numba passes it to a kernel as one
+argument and reads its fields by name). Its first axis is the battle; creature arrays
+are ``(N, K)`` with ``K`` creature slots in spec order (the AEC env's
+``possible_agents``); a battle with fewer creatures (procedural scenarios) leaves
+``present`` false in its last slots. :func:`load` writes one :class:`~facing_env.battle.
+Battle` of the object engine (the reference) into row ``i``, so a test can step both
+engines and compare ``load``'s rows with the kernels' rows field by field.
+
+Encodings (all integers unless noted):
+
+- grid ``kind`` 0 square, 1 hex; ``ruleset`` 0 ua35, 1 side_rear, 2 standard;
+  ``diagonal`` 0 alternating, 1 uniform; ``terrain`` ``(N, H, W)`` the
+  :class:`~facing_env.types.Terrain` values in the battle's array layout (``row, col``;
+  odd-r columns on hex grids), off-board cells :data:`OFF_BOARD`;
+- a creature's ``shape`` indexes :data:`SHAPES` (:data:`SHAPE_OFFSETS` holds the cells);
+  ``team`` indexes the battle's teams in order of first appearance; ``hp`` is float64
+  (mean dice deal fractions); booleans are ``bool_`` arrays;
+- a creature's ``feats`` is a bit mask over :data:`facing_env.tables.FEATS`; an
+  attack's ``zones`` a bit mask over :data:`AREA_CODES`;
+- the turn: ``actor`` the slot whose turn it is (-1 when over), the acting creature's
+  action economy (``turn.TurnState``) in ``turn_*`` arrays, its attacks left as
+  ``(attack index, penalty)`` pairs in ``remaining`` (``n_remaining`` of them), the
+  initiative order as slots (``order``, ``n_order``), ``round`` and ``index``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from facing_env import geometry
+from facing_env.battle import Battle, Creature
+from facing_env.geometry import Shape
+from facing_env.tables import ARMOR_KINDS, DIAGONAL_RULES, FEATS
+from facing_env.types import Area, GridKind, Ruleset
+
+OFF_BOARD = np.int8(-1)
+"""Terrain of the padding cells of a battle smaller than the arrays (treated as blocked)."""
+
+KINDS: tuple[GridKind, ...] = (GridKind.SQUARE, GridKind.HEX)
+RULESETS: tuple[Ruleset, ...] = (Ruleset.UA35, Ruleset.SIDE_REAR, Ruleset.STANDARD)
+AREA_CODES: tuple[Area, ...] = (Area.FRONT, Area.FLANK, Area.SIDE, Area.REAR, Area.NONE)
+"""Areas as codes 0-4 (``zones`` bit ``1 << code``)."""
+SHIELD_SIDES: tuple[str, ...] = ("none", "left", "right")
+ATTACK_KINDS: tuple[str, ...] = ("melee", "ranged")
+
+SHAPES: tuple[Shape, ...] = tuple(
+    dict.fromkeys(
+        [
+            *geometry.SQUARE_SHAPES.values(),
+            *geometry.HEX_SHAPES.values(),
+            *geometry.HEX_TRIANGLE_DOWN.values(),
+        ]
+    )
+)
+"""Every footprint a creature can have, indexed by a creature's ``shape``."""
+
+MAX_CELLS = max(len(s.offsets) for s in SHAPES)
+SHAPE_CELLS = np.array([len(s.offsets) for s in SHAPES], dtype=np.int32)
+"""Cells per shape."""
+SHAPE_OFFSETS = np.zeros((len(SHAPES), MAX_CELLS, 2), dtype=np.int32)
+"""``[shape, i] = (dx, dy)``: the i-th cell of a shape relative to its anchor."""
+for _i, _s in enumerate(SHAPES):
+    SHAPE_OFFSETS[_i, : len(_s.offsets)] = _s.offsets
+SHAPE_TRIANGLE = np.array([s.is_triangle for s in SHAPES], dtype=np.bool_)
+SHAPE_CENTROID = np.array([s.centroid for s in SHAPES], dtype=np.float64)
+"""``[shape] = (cx, cy)``: the centre of a shape relative to its anchor (Cartesian)."""
+
+_SHAPE_INDEX = {s: i for i, s in enumerate(SHAPES)}
+
+
+def shape_index(shape: Shape) -> int:
+    """A shape's index in :data:`SHAPES`."""
+    return _SHAPE_INDEX[shape]
+
+
+class State(NamedTuple):
+    """N battles as arrays (see the module docstring for the encodings)."""
+
+    # -- the board and the rules, per battle
+    kind: np.ndarray  # (N,) int8
+    ruleset: np.ndarray  # (N,) int8
+    diagonal: np.ndarray  # (N,) int8
+    width: np.ndarray  # (N,) int32
+    height: np.ndarray  # (N,) int32
+    terrain: np.ndarray  # (N, H, W) int8
+    n_creatures: np.ndarray  # (N,) int32
+    # -- creatures that do not change during a battle, (N, K)
+    present: np.ndarray  # bool
+    team: np.ndarray  # int32
+    size: np.ndarray  # int32 (Size)
+    shape: np.ndarray  # int32 (SHAPES)
+    max_hp: np.ndarray  # float64
+    ac: np.ndarray  # int32
+    touch_ac: np.ndarray  # int32
+    speed: np.ndarray  # int32, feet
+    dex: np.ndarray  # int32
+    base_attack_bonus: np.ndarray  # int32
+    reach: np.ndarray  # int32, feet
+    feats: np.ndarray  # int32 bit mask over FEATS
+    sneak_attack: np.ndarray  # (N, K, 3) int32: dice count, sides, bonus (0, 0, 0: none)
+    rogue_level: np.ndarray  # int32
+    improved_uncanny_dodge: np.ndarray  # int32, -1: none
+    uncanny_dodge: np.ndarray  # bool
+    immune_to_sneak_attack: np.ndarray  # bool
+    all_around_vision: np.ndarray  # bool
+    threatens: np.ndarray  # bool
+    armor: np.ndarray  # int32 (ARMOR_KINDS)
+    improved_chieftain: np.ndarray  # bool
+    pack_fighter_bonus: np.ndarray  # int32
+    faceless: np.ndarray  # bool
+    shield_side: np.ndarray  # int32 (SHIELD_SIDES)
+    shield_bonus: np.ndarray  # int32
+    shield_spell: np.ndarray  # bool: "shield" among its spells
+    squeezing: np.ndarray  # bool
+    player_character: np.ndarray  # bool
+    n_attacks: np.ndarray  # int32
+    # -- attacks, (N, K, A)
+    attack_bonus: np.ndarray  # int32
+    attack_damage: np.ndarray  # (N, K, A, 3) int32: dice count, sides, bonus
+    attack_reach: np.ndarray  # int32, feet
+    attack_ranged: np.ndarray  # bool
+    attack_range: np.ndarray  # int32, feet
+    attack_zones: np.ndarray  # int32 bit mask over AREA_CODES (0: every area)
+    attack_threat: np.ndarray  # int32, lowest threatening roll
+    attack_multiplier: np.ndarray  # int32
+    attack_touch: np.ndarray  # bool
+    # -- creatures that change, (N, K)
+    x: np.ndarray  # int32
+    y: np.ndarray  # int32
+    facing: np.ndarray  # int32
+    hp: np.ndarray  # float64
+    flat_footed: np.ndarray  # bool
+    readied: np.ndarray  # bool
+    charging: np.ndarray  # bool
+    aoo_used: np.ndarray  # int32, attacks of opportunity made this round
+    provoked: np.ndarray  # bool: made an attack of opportunity on the actor's current move
+    # -- initiative, per battle
+    order: np.ndarray  # (N, K) int32 slots in initiative order
+    n_order: np.ndarray  # (N,) int32
+    round: np.ndarray  # (N,) int32
+    index: np.ndarray  # (N,) int32 position of the turn in progress in ``order``
+    # -- the acting creature's turn, per battle
+    actor: np.ndarray  # (N,) int32 slot, -1 when the battle is over
+    turn_move_available: np.ndarray  # bool
+    turn_standard_available: np.ndarray  # bool
+    turn_moving: np.ndarray  # bool
+    turn_moved: np.ndarray  # bool
+    turn_running: np.ndarray  # bool
+    turn_movement_left: np.ndarray  # int32
+    turn_diagonals: np.ndarray  # int32
+    turn_five_foot_step_taken: np.ndarray  # bool
+    turn_free_turn_used: np.ndarray  # bool
+    turn_turned_after_step: np.ndarray  # bool
+    turn_actions_taken: np.ndarray  # int32
+    turn_declaring: np.ndarray  # bool
+    turn_withdrawing: np.ndarray  # int32 slot of the withdrawal's primary target, -1: none
+    turn_attacks_made: np.ndarray  # int32
+    turn_full_attack: np.ndarray  # bool
+    turn_cleave: np.ndarray  # (N, 2) int32 (attack index, penalty); attack -1: none
+    turn_cleaved: np.ndarray  # bool
+    turn_traded_steps: np.ndarray  # int32
+    remaining: np.ndarray  # (N, R, 2) int32 (attack index, penalty) of the attacks left
+    n_remaining: np.ndarray  # (N,) int32
+
+
+CREATURE_FIELDS: tuple[str, ...] = State._fields[
+    State._fields.index("present") : State._fields.index("provoked") + 1
+]
+"""The fields with a row per creature slot (``(N, K, ...)``)."""
+
+_BOOL = np.bool_
+_INT = np.int32
+
+
+def allocate(n: int, height: int, width: int, k: int, attacks: int, slots: int) -> State:
+    """Zeroed arrays for ``n`` battles on boards of at most ``height x width`` cells with
+    at most ``k`` creatures of at most ``attacks`` attacks, ``slots`` of them left in a
+    turn at most."""
+    shapes: dict[str, tuple[tuple[int, ...], type]] = {}
+    annotations = {
+        "kind": ((n,), np.int8),
+        "ruleset": ((n,), np.int8),
+        "diagonal": ((n,), np.int8),
+        "terrain": ((n, height, width), np.int8),
+        "sneak_attack": ((n, k, 3), _INT),
+        "attack_damage": ((n, k, attacks, 3), _INT),
+        "turn_cleave": ((n, 2), _INT),
+        "remaining": ((n, slots, 2), _INT),
+        "order": ((n, k), _INT),
+    }
+    bools = {
+        "present", "uncanny_dodge", "immune_to_sneak_attack", "all_around_vision",
+        "threatens", "improved_chieftain", "faceless", "shield_spell", "squeezing",
+        "player_character", "flat_footed", "readied", "charging", "provoked",
+        "attack_ranged", "attack_touch",
+    }  # fmt: skip
+    floats = {"max_hp", "hp"}
+    for name in State._fields:
+        if name in annotations:
+            shapes[name] = annotations[name]
+        elif name.startswith("attack_"):
+            shapes[name] = ((n, k, attacks), _BOOL if name in bools else _INT)
+        elif name.startswith("turn_") or name in ("width", "height", "n_creatures",
+                                                  "n_order", "round", "index", "actor",
+                                                  "n_remaining"):  # fmt: skip
+            kind = _BOOL if _TURN_TYPES.get(name) is bool else _INT
+            shapes[name] = ((n,), kind)
+        else:
+            kind = np.float64 if name in floats else _BOOL if name in bools else _INT
+            shapes[name] = ((n, k), kind)
+    return State(**{name: np.zeros(*shapes[name]) for name in State._fields})
+
+
+_TURN_TYPES = {
+    "turn_move_available": bool,
+    "turn_standard_available": bool,
+    "turn_moving": bool,
+    "turn_moved": bool,
+    "turn_running": bool,
+    "turn_five_foot_step_taken": bool,
+    "turn_free_turn_used": bool,
+    "turn_turned_after_step": bool,
+    "turn_declaring": bool,
+    "turn_full_attack": bool,
+    "turn_cleaved": bool,
+}
+
+
+def allocate_for(battles: list[Battle], n: int | None = None) -> State:
+    """Arrays big enough for every battle in ``battles`` (``n`` rows, default one per
+    battle): the largest board, creature count, attack count and attack sequence."""
+    height = max(b.terrain.shape[0] for b in battles)
+    width = max(b.terrain.shape[1] for b in battles)
+    k = max(len(b.creatures) for b in battles)
+    attacks = max(len(c.attacks) for b in battles for c in b.creatures.values())
+    from facing_env.engine import MAX_ITERATIVES
+
+    slots = attacks + MAX_ITERATIVES
+    return allocate(len(battles) if n is None else n, height, width, k, attacks, slots)
+
+
+def _dice(expr: str | None) -> tuple[int, int, int]:
+    from facing_env.dice import parse_dice
+
+    return (0, 0, 0) if expr is None else parse_dice(expr)
+
+
+def _feat_mask(c: Creature) -> int:
+    return sum(1 << i for i, name in enumerate(FEATS) if name in c.feats)
+
+
+def load(state: State, i: int, battle: Battle) -> None:
+    """Write ``battle`` (its board, creatures, initiative and turn) into row ``i``."""
+    s = state
+    s.kind[i] = KINDS.index(battle.kind)
+    s.ruleset[i] = RULESETS.index(battle.ruleset)
+    s.diagonal[i] = DIAGONAL_RULES.index(battle.diagonal_rule)
+    s.height[i], s.width[i] = battle.terrain.shape
+    s.terrain[i] = OFF_BOARD
+    s.terrain[i, : battle.terrain.shape[0], : battle.terrain.shape[1]] = battle.terrain
+    creatures = list(battle.creatures.values())
+    if len(creatures) > s.present.shape[1]:
+        raise ValueError(f"{len(creatures)} creatures, room for {s.present.shape[1]}")
+    slot = {c.id: k for k, c in enumerate(creatures)}
+    teams = list(dict.fromkeys(c.team for c in creatures))
+    s.n_creatures[i] = len(creatures)
+    for name in CREATURE_FIELDS:  # clear the unused slots
+        getattr(s, name)[i] = 0
+    init = battle.initiative
+    for k, c in enumerate(creatures):
+        s.present[i, k] = True
+        s.team[i, k] = teams.index(c.team)
+        s.size[i, k] = int(c.size)
+        s.shape[i, k] = shape_index(c.shape)
+        s.max_hp[i, k] = c.max_hp
+        s.ac[i, k] = c.ac
+        s.touch_ac[i, k] = c.touch_ac
+        s.speed[i, k] = c.speed
+        s.dex[i, k] = c.dex
+        s.base_attack_bonus[i, k] = c.base_attack_bonus
+        s.reach[i, k] = c.reach
+        s.feats[i, k] = _feat_mask(c)
+        s.sneak_attack[i, k] = _dice(c.sneak_attack)
+        s.rogue_level[i, k] = c.rogue_level
+        s.improved_uncanny_dodge[i, k] = (
+            -1 if c.improved_uncanny_dodge is None else c.improved_uncanny_dodge
+        )
+        s.uncanny_dodge[i, k] = c.uncanny_dodge
+        s.immune_to_sneak_attack[i, k] = c.immune_to_sneak_attack
+        s.all_around_vision[i, k] = c.all_around_vision
+        s.threatens[i, k] = c.threatens
+        s.armor[i, k] = ARMOR_KINDS.index(c.armor)
+        s.improved_chieftain[i, k] = c.improved_chieftain
+        s.pack_fighter_bonus[i, k] = c.pack_fighter_bonus
+        s.faceless[i, k] = c.faceless
+        s.shield_side[i, k] = 0 if c.shield is None else SHIELD_SIDES.index(c.shield.side)
+        s.shield_bonus[i, k] = 0 if c.shield is None else c.shield.bonus
+        s.shield_spell[i, k] = "shield" in c.spells
+        s.squeezing[i, k] = c.squeezing
+        s.player_character[i, k] = c.player_character
+        s.n_attacks[i, k] = len(c.attacks)
+        for a, attack in enumerate(c.attacks):
+            s.attack_bonus[i, k, a] = attack.bonus
+            s.attack_damage[i, k, a] = _dice(attack.damage)
+            s.attack_reach[i, k, a] = attack.reach
+            s.attack_ranged[i, k, a] = attack.ranged
+            s.attack_range[i, k, a] = attack.range
+            s.attack_zones[i, k, a] = sum(1 << AREA_CODES.index(z) for z in attack.zones)
+            s.attack_threat[i, k, a] = attack.threat_range
+            s.attack_multiplier[i, k, a] = attack.crit_multiplier
+            s.attack_touch[i, k, a] = attack.touch
+        s.x[i, k], s.y[i, k] = c.pos
+        s.facing[i, k] = c.facing
+        s.hp[i, k] = c.hp
+        s.flat_footed[i, k] = c.flat_footed
+        s.readied[i, k] = c.readied
+        s.charging[i, k] = c.charging
+        s.aoo_used[i, k] = 0 if init is None else init.aoo_used.get(c.id, 0)
+    s.order[i] = -1
+    s.n_order[i] = s.round[i] = s.index[i] = 0
+    if init is not None:
+        s.order[i, : len(init.order)] = [slot[cid] for cid in init.order]
+        s.n_order[i], s.round[i], s.index[i] = len(init.order), init.round, init.index
+    _load_turn(s, i, battle, slot)
+
+
+def _load_turn(s: State, i: int, battle: Battle, slot: dict[str, int]) -> None:
+    from facing_env import engine
+
+    ts = battle.turn
+    s.remaining[i] = 0
+    s.turn_cleave[i] = (-1, 0)
+    if ts is None or engine.is_over(battle):
+        s.actor[i] = -1
+        for name in _TURN_TYPES:
+            getattr(s, name)[i] = False
+        for name in ("turn_movement_left", "turn_diagonals", "turn_actions_taken",
+                     "turn_attacks_made", "turn_traded_steps", "n_remaining"):  # fmt: skip
+            getattr(s, name)[i] = 0
+        s.turn_withdrawing[i] = -1
+        return
+    c = battle.creatures[ts.actor]
+    s.actor[i] = slot[ts.actor]
+    for name in _TURN_TYPES:
+        getattr(s, name)[i] = getattr(ts, name.removeprefix("turn_"))
+    s.turn_movement_left[i] = ts.movement_left
+    s.turn_diagonals[i] = ts.diagonals
+    s.turn_actions_taken[i] = ts.actions_taken
+    s.turn_attacks_made[i] = ts.attacks_made
+    s.turn_traded_steps[i] = ts.traded_steps
+    s.turn_withdrawing[i] = -1 if ts.withdrawing is None else slot[ts.withdrawing]
+    s.n_remaining[i] = len(ts.remaining)
+    for r, attack_slot in enumerate(ts.remaining):
+        s.remaining[i, r] = (_attack_index(c, attack_slot.attack), attack_slot.penalty)
+    if ts.cleave is not None:
+        s.turn_cleave[i] = (_attack_index(c, ts.cleave.attack), ts.cleave.penalty)
+    s.provoked[i] = False
+    for cid in ts.provoked:
+        s.provoked[i, slot[cid]] = True
+
+
+def _attack_index(c: Creature, attack: object) -> int:
+    for a, candidate in enumerate(c.attacks):
+        if candidate is attack:
+            return a
+    for a, candidate in enumerate(c.attacks):  # a copy of the battle copied its attacks
+        if candidate == attack:
+            return a
+    raise ValueError(f"{c.id}: an attack slot that is not one of its attacks")
