@@ -6,7 +6,7 @@ Public API (docs/design.md)::
     env = facing_env.env(scenario="duel")          # AEC with PettingZoo's safety wrappers
     par = facing_env.parallel_env(scenario="skirmish")
     import pettingzoo
-    env = pettingzoo.make("aec", "facing_env/Duel-v1")  # every built-in scenario is registered
+    env = pettingzoo.make("aec", "facing_env/Duel-v2")  # every built-in scenario is registered
 
 The rule queries live in :mod:`facing_env.rules`; the rules engine imports neither
 gymnasium nor pettingzoo, and importing this package never imports torch.

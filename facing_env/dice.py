@@ -1,8 +1,15 @@
-"""Dice from an injected numpy Generator, or their expected values.
+"""Dice from a counter-based stream, or their expected values.
 
 All randomness in a battle flows through one :class:`Dice`, seeded by the env, so the same
-seed replays the same trajectory. Two modes lower the variance for experiments and
-training:
+seed replays the same trajectory. The dice are a counter-based stream (env ``-v2``): the
+``n``-th number a battle draws is a pure function of the battle's dice seed and ``n``
+(:func:`stream_word`, SplitMix64's output function on ``seed + (n + 1) * golden``), so the
+batched engine (:mod:`facing_env.fast`) draws exactly the same rolls without sharing a
+generator object: it keeps one seed and one counter per battle. A die with ``sides``
+faces reads the top 53 bits of the word as a fraction ``u`` and rolls ``floor(u * sides)
++ 1`` (:func:`stream_die`), in integer arithmetic.
+
+Three modes lower the variance for experiments and training:
 
 - ``mode="expected"`` replaces every roll by its expected value (a d20 reads 10.5, damage
   its mean rounded half up, percentile dice never trigger a miss chance). An attack then
@@ -40,6 +47,24 @@ def parse_dice(expr: str) -> tuple[int, int, int]:
         return (0, 0, int(m.group(4)))
     bonus = int(m.group(3).replace(" ", "")) if m.group(3) else 0
     return (int(m.group(1)), int(m.group(2)), bonus)
+
+
+_MASK64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+def stream_word(seed: int, index: int) -> int:
+    """The 64-bit word number ``index`` of the dice stream of ``seed`` (SplitMix64)."""
+    z = (seed + (index + 1) * _GOLDEN) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def stream_die(seed: int, index: int, sides: int) -> int:
+    """Draw number ``index`` of the stream of ``seed`` as a die of ``sides`` faces, 1 to
+    ``sides``: ``floor(u * sides) + 1`` with ``u`` the word's top 53 bits as a fraction."""
+    return (((stream_word(seed, index) >> 11) * sides) >> 53) + 1
 
 
 DICE_MODES: tuple[str, ...] = ("roll", "expected", "deck", "mean")
@@ -94,12 +119,35 @@ def mean_damage(
 
 
 class Dice:
-    """Rolls d20s, damage dice and percentile dice."""
+    """Rolls d20s, damage dice and percentile dice from the stream of one seed.
 
-    def __init__(self, rng: np.random.Generator, mode: str = "roll") -> None:
-        self.rng = rng
+    ``seed`` is the stream's key: an int (0 to 2**64 - 1), or a numpy Generator to draw
+    one from. ``count`` is the number of draws made so far (the next draw's index).
+    """
+
+    def __init__(self, seed: int | np.random.Generator, mode: str = "roll") -> None:
+        if isinstance(seed, np.random.Generator):
+            seed = int(seed.integers(0, 2**63))
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"a dice seed must be an int or a numpy Generator, got {seed!r}")
+        if not 0 <= int(seed) <= _MASK64:
+            raise ValueError(f"a dice seed must be in 0 .. 2**64 - 1, got {seed}")
+        self.seed = int(seed)
+        self.count = 0
         self.mode = check_mode(mode)
         self._deck: list[int] = []
+
+    def die(self, sides: int) -> int:
+        """The next draw of the stream as a die of ``sides`` faces (1 to ``sides``)."""
+        value = stream_die(self.seed, self.count, sides)
+        self.count += 1
+        return value
+
+    def uniform(self) -> float:
+        """The next draw of the stream as a fraction in [0, 1) (53 bits)."""
+        value = (stream_word(self.seed, self.count) >> 11) * 2.0**-53
+        self.count += 1
+        return value
 
     @property
     def mean(self) -> bool:
@@ -116,16 +164,20 @@ class Dice:
         if self.expected:
             return 10.5
         if self.mode == "deck":
-            if not self._deck:
-                self._deck = [int(v) for v in self.rng.permutation(20) + 1]
+            if not self._deck:  # Fisher-Yates over the stream, last card first
+                deck = list(range(1, 21))
+                for j in range(19, 0, -1):
+                    r = self.die(j + 1) - 1
+                    deck[j], deck[r] = deck[r], deck[j]
+                self._deck = deck
             return self._deck.pop()
-        return int(self.rng.integers(1, 21))
+        return self.die(20)
 
     def percent(self) -> float:
         """A d100 roll (50.5 in expected mode)."""
         if self.expected:
             return 50.5
-        return int(self.rng.integers(1, 101))
+        return self.die(100)
 
     def damage(self, expr: str, multiplier: int = 1, extra: str | None = None) -> int:
         """Damage: the dice ``multiplier`` times (criticals) plus ``extra`` dice once
@@ -144,4 +196,4 @@ class Dice:
             return 0.0
         if self.expected:
             return n * (sides + 1) / 2.0
-        return float(self.rng.integers(1, sides + 1, size=n).sum())
+        return float(sum(self.die(sides) for _ in range(n)))

@@ -134,7 +134,7 @@ def start(battle: Battle, dice: Dice, *, flat_footed_start: bool = True) -> list
     keyed = []
     for c in battle.living():
         bonus = c.dex_modifier + (4 if c.has_feat("Improved Initiative") else 0)
-        keyed.append((-(dice.d20() + bonus), -c.dex, float(dice.rng.random()), c.id))
+        keyed.append((-(dice.d20() + bonus), -c.dex, dice.uniform(), c.id))
         if flat_footed_start:
             c.flat_footed = True
     order = [k[3] for k in sorted(keyed)]

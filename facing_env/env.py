@@ -39,6 +39,9 @@ Version history
     attacks for 5-foot steps; reach flanking by corners (EP-FLANK-06); the observation
     gains the tactics part (readied, charging, player character, charge lanes, withdrawal,
     tradeable steps). Trajectories of v0 seeds change.
+    v2: the dice are a counter-based stream keyed by a per-battle dice seed
+    (:mod:`facing_env.dice`), so the batched engine rolls the same numbers; layouts are
+    unchanged, trajectories of v1 seeds change.
 """
 
 from __future__ import annotations
@@ -77,7 +80,7 @@ class raw_env(AECEnv):
 
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["ansi", "rgb_array", "human"],
-        "name": "facing_env_v1",
+        "name": "facing_env_v2",
         "is_parallelizable": True,
         "render_fps": 4,
     }
@@ -167,7 +170,7 @@ class raw_env(AECEnv):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         self.battle = self.scenario.build(self._rng)
-        self.dice = Dice(self._rng, self.dice_mode)
+        self.dice = Dice(self._rng, self.dice_mode)  # the dice seed: the next draw
         names = _creature_names(self.battle)
         self.agent_to_id = dict(zip(names, self.battle.creatures, strict=True))
         self.id_to_agent = {cid: a for a, cid in self.agent_to_id.items()}

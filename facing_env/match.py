@@ -18,6 +18,7 @@ from facing_env.agents.base import Agent
 from facing_env.battle import Battle
 from facing_env.env import raw_env
 from facing_env.events import Event
+from facing_env.registry import ENV_VERSION
 from facing_env.types import GridKind, Pos
 
 REPLAY_FORMAT = "facing_env.replay/1"
@@ -187,6 +188,7 @@ def replay_record(result: GameResult, agents: Mapping[str, str], **env_kwargs: A
         "format": REPLAY_FORMAT,
         "scenario": result.scenario,
         "seed": result.seed,
+        "env_version": ENV_VERSION,
         "env_kwargs": env_kwargs,
         "agents": dict(agents),
         "winner": result.winner,

@@ -1,12 +1,12 @@
 """Registration of the built-in scenarios with PettingZoo's registry.
 
-Each scenario file ``configs/<file>.yaml`` becomes ``facing_env/<Name>-v1``, the file name in
-CamelCase (``side_rear_skirmish`` -> ``facing_env/SideRearSkirmish-v1``), for both the AEC
+Each scenario file ``configs/<file>.yaml`` becomes ``facing_env/<Name>-v2``, the file name in
+CamelCase (``side_rear_skirmish`` -> ``facing_env/SideRearSkirmish-v2``), for both the AEC
 and the parallel API::
 
     import facing_env, pettingzoo
-    env = pettingzoo.make("aec", "facing_env/Duel-v1")
-    par = pettingzoo.make("parallel", "facing_env/Skirmish-v1", dice="expected")
+    env = pettingzoo.make("aec", "facing_env/Duel-v2")
+    par = pettingzoo.make("parallel", "facing_env/Skirmish-v2", dice="expected")
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import pettingzoo
 from facing_env.scenario import scenario_names
 
 ENV_NAMESPACE = "facing_env"
-ENV_VERSION = 1
+ENV_VERSION = 2
 
 
 def env_id(scenario: str) -> str:
-    """The registry id of a built-in scenario, e.g. ``facing_env/HexDuel-v1``."""
+    """The registry id of a built-in scenario, e.g. ``facing_env/HexDuel-v2``."""
     camel = "".join(part.capitalize() for part in scenario.split("_"))
     return f"{ENV_NAMESPACE}/{camel}-v{ENV_VERSION}"
 

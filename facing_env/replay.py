@@ -40,6 +40,7 @@ from facing_env.limits import (
     short_repr,
 )
 from facing_env.match import REPLAY_FORMAT
+from facing_env.registry import ENV_VERSION
 from facing_env.types import Pos
 
 
@@ -78,6 +79,7 @@ class ReplayModel(_Strict):
     format: Literal["facing_env.replay/1"]
     scenario: str = Field(min_length=1, max_length=MAX_TEXT)
     seed: int = Field(ge=0, lt=2**63)
+    env_version: int = Field(default=1, ge=0, le=1000)  # absent before env v2: v1
     env_kwargs: EnvKwargs = EnvKwargs()
     agents: dict[str, str] = Field(default_factory=dict)
     winner: Optional[str] = None
@@ -93,6 +95,7 @@ class ReplayRecord:
     source: str
     scenario: str
     seed: int
+    env_version: int
     env_kwargs: dict[str, Any]
     agents: dict[str, str]
     actions: list[tuple[str, int | None]]
@@ -143,6 +146,7 @@ def parse_record(data: Mapping[str, Any] | str, source: str = "<record>") -> Rep
         source=source,
         scenario=model.scenario,
         seed=model.seed,
+        env_version=model.env_version,
         env_kwargs=model.env_kwargs.model_dump(exclude_none=True),
         agents=dict(model.agents),
         actions=[(a, x) for a, x in model.actions],
@@ -197,6 +201,11 @@ def replay(
     """Re-run a record through the engine; the env at the end and the state after each
     action. Raise :class:`ReplayDivergence` when the engine's events differ."""
     rec = record if isinstance(record, ReplayRecord) else _coerce(record)
+    if rec.env_version != ENV_VERSION:
+        raise ReplayError(
+            f"{rec.source}: field 'env_version': recorded with env v{rec.env_version}, this is"
+            f" env v{ENV_VERSION}, whose trajectories differ (CHANGELOG.md): record the game again"
+        )
     try:
         env = raw_env(scenario=rec.scenario, **rec.env_kwargs)
     except ScenarioError as exc:

@@ -952,10 +952,10 @@ def test_a_threat_that_misses_is_no_critical():
 
 @pytest.mark.parametrize(("rolls", "copies"), [((15,), 1), ((20, 15), 2)])
 def test_damage_dice_from_the_seeded_generator(rolls, copies):
-    """Damage dice come from the seeded generator: 2d6+1, rolled twice on a critical (the
-    test draws the same dice from a twin generator first)."""
-    twin = np.random.default_rng(7)
-    expected = sum(int(twin.integers(1, 7, size=2).sum()) + 1 for _ in range(copies))
+    """Damage dice come from the seeded stream: 2d6+1, rolled twice on a critical (the
+    test draws the same dice from a twin stream first)."""
+    twin = Dice(np.random.default_rng(7), "roll")
+    expected = sum(twin.die(6) + twin.die(6) + 1 for _ in range(copies))
     b = _duel(attacks=[{"damage": "2d6+1"}])
     dice = ScriptedDice(*rolls, mode="roll", seed=7)
     [hit] = attacks_in(do(b, attack("B"), dice=dice))
@@ -1565,6 +1565,35 @@ def test_deck_mode_twenty_attacks_hit_exactly_by_the_faces():
                 count += ev.hit
             assert sorted(rolls) == list(range(1, 21))
             assert count == hits, (bonus, seed)
+
+
+def test_the_dice_stream_is_splitmix64_by_counter():
+    """The dice are a counter-based stream: draw ``n`` of seed ``s`` is SplitMix64's output
+    for the state ``s + (n + 1) * golden`` (seed 0 gives the published first outputs),
+    whatever was drawn before; a die reads the top 53 bits as a fraction."""
+    from facing_env.dice import stream_die, stream_word
+
+    assert [stream_word(0, n) for n in range(3)] == [
+        0xE220A8397B1DCDAF,
+        0x6E789E6AA1B965F4,
+        0x06C45D188009454F,
+    ]
+    dice = Dice(12345, "roll")
+    draws = [dice.d20(), dice.percent(), dice.die(6), dice.uniform()]
+    assert dice.count == 4
+    assert draws[:3] == [
+        stream_die(12345, 0, 20),
+        stream_die(12345, 1, 100),
+        stream_die(12345, 2, 6),
+    ]
+    assert draws[3] == (stream_word(12345, 3) >> 11) / 2.0**53
+    faces = [stream_die(99, n, 20) for n in range(20_000)]
+    assert set(faces) == set(range(1, 21))
+    assert max(faces.count(f) for f in range(1, 21)) < 1.1 * 1000  # uniform within 10%
+    with pytest.raises(ValueError, match="dice seed"):
+        Dice(-1)
+    with pytest.raises(TypeError, match="dice seed"):
+        Dice("7")  # type: ignore[arg-type]
 
 
 def test_dice_modes_are_checked():

@@ -96,10 +96,10 @@ def test_pettingzoo_parallel_api_test(scenario, strict_pettingzoo):
 def test_every_scenario_is_registered():
     assert set(facing_env.registered_ids().values()) == set(SCENARIOS)
     for env_id in facing_env.registered_ids():
-        assert re.fullmatch(r"facing_env/[A-Z][A-Za-z]*-v1", env_id), env_id
+        assert re.fullmatch(r"facing_env/[A-Z][A-Za-z]*-v2", env_id), env_id
         assert env_id in pettingzoo.aec_registry
         assert env_id in pettingzoo.parallel_registry
-    assert facing_env.registered_ids()["facing_env/SideRearSkirmish-v1"] == "side_rear_skirmish"
+    assert facing_env.registered_ids()["facing_env/SideRearSkirmish-v2"] == "side_rear_skirmish"
     facing_env.register_scenarios()  # a second registration is harmless
 
 

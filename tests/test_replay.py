@@ -162,7 +162,18 @@ def test_unreadable_and_non_json_files(tmp_path):
         load_replay(f)
     with pytest.raises(ReplayError, match="unknown scenario"):
         replay(parse_record({"format": "facing_env.replay/1", "scenario": "nope", "seed": 0,
-                             "actions": [], "events": []}))  # fmt: skip
+                             "env_version": 2, "actions": [], "events": []}))  # fmt: skip
+
+
+def test_a_record_of_another_env_version_is_refused(skirmish):
+    """A record names the env version it was played under (absent before v2: v1); the dice
+    of another version differ, so the replay refuses it by that field instead of diverging
+    somewhere in the middle."""
+    _, record, _ = skirmish
+    assert record["env_version"] == 2
+    old = {k: v for k, v in record.items() if k != "env_version"}
+    with pytest.raises(ReplayError, match=r"field 'env_version': recorded with env v1, this is"):
+        replay(parse_record(old))
 
 
 def test_cli_writes_gif_html_and_mp4(skirmish, tmp_path, capsys):
