@@ -33,6 +33,7 @@ import numpy as np
 
 from facing_env import geometry
 from facing_env.battle import Battle, Creature
+from facing_env.dice import Dice
 from facing_env.geometry import Shape
 from facing_env.tables import ARMOR_KINDS, DIAGONAL_RULES, FEATS
 from facing_env.types import Area, GridKind, Ruleset
@@ -165,6 +166,11 @@ class State(NamedTuple):
     turn_traded_steps: np.ndarray  # int32
     remaining: np.ndarray  # (N, R, 2) int32 (attack index, penalty) of the attacks left
     n_remaining: np.ndarray  # (N,) int32
+    # -- the dice, per battle (facing_env.dice: a counter-based stream)
+    dice_seed: np.ndarray  # (N,) uint64
+    dice_count: np.ndarray  # (N,) int64: draws made
+    deck: np.ndarray  # (N, 20) int32: deck mode's cards, dealt from the end
+    deck_left: np.ndarray  # (N,) int32: cards left in the deck
 
 
 CREATURE_FIELDS: tuple[str, ...] = State._fields[
@@ -191,6 +197,10 @@ def allocate(n: int, height: int, width: int, k: int, attacks: int, slots: int) 
         "turn_cleave": ((n, 2), _INT),
         "remaining": ((n, slots, 2), _INT),
         "order": ((n, k), _INT),
+        "dice_seed": ((n,), np.uint64),
+        "dice_count": ((n,), np.int64),
+        "deck": ((n, 20), _INT),
+        "deck_left": ((n,), _INT),
     }
     bools = {
         "present", "uncanny_dodge", "immune_to_sneak_attack", "all_around_vision",
@@ -253,9 +263,15 @@ def _feat_mask(c: Creature) -> int:
     return sum(1 << i for i, name in enumerate(FEATS) if name in c.feats)
 
 
-def load(state: State, i: int, battle: Battle) -> None:
-    """Write ``battle`` (its board, creatures, initiative and turn) into row ``i``."""
+def load(state: State, i: int, battle: Battle, dice: Dice | None = None) -> None:
+    """Write ``battle`` (its board, creatures, initiative and turn) into row ``i``, and
+    ``dice`` (its seed, draw count and deck) when given."""
     s = state
+    if dice is not None:
+        s.dice_seed[i], s.dice_count[i] = dice.seed, dice.count
+        s.deck[i] = 0
+        s.deck[i, : len(dice._deck)] = dice._deck
+        s.deck_left[i] = len(dice._deck)
     s.kind[i] = KINDS.index(battle.kind)
     s.ruleset[i] = RULESETS.index(battle.ruleset)
     s.diagonal[i] = DIAGONAL_RULES.index(battle.diagonal_rule)
