@@ -130,6 +130,7 @@ class State(NamedTuple):
     attack_multiplier: np.ndarray  # int32
     attack_touch: np.ndarray  # bool
     attack_first: np.ndarray  # int32, the first attack of that name (Creature.attack(name))
+    attack_equal: np.ndarray  # int32, the first attack equal to it (what list.remove finds)
     # -- creatures that change, (N, K)
     x: np.ndarray  # int32
     y: np.ndarray  # int32
@@ -331,6 +332,7 @@ def load(state: State, i: int, battle: Battle, dice: Dice | None = None) -> None
             s.attack_multiplier[i, k, a] = attack.crit_multiplier
             s.attack_touch[i, k, a] = attack.touch
             s.attack_first[i, k, a] = [x.name for x in c.attacks].index(attack.name)
+            s.attack_equal[i, k, a] = list(c.attacks).index(attack)
         s.x[i, k], s.y[i, k] = c.pos
         s.facing[i, k] = c.facing
         s.hp[i, k] = c.hp
