@@ -97,3 +97,31 @@ def test_tables_cover_every_offset_of_the_board() -> None:
         [rear, rear, rear],
     ]
     assert SIDE_CODES[square.side[medium, 0, 9, 9]] is Side.LEFT
+
+
+def test_store_is_the_inverse_of_load_on_every_scenario() -> None:
+    """``store`` writes a row back into a battle built from the same spec: the battle then
+    has the reference's state key (positions, facings, hit points, flags, the turn) and
+    initiative, on random states of every scenario."""
+    from facing_env import engine
+    from facing_env.fast.state import store
+
+    for scenario in SCENARIOS:
+        for b in _states(scenario, 3):
+            s = allocate_for([b])
+            load(s, 0, b)
+            twin = b.copy()
+            for c in twin.creatures.values():  # scramble what store must restore
+                c.pos, c.hp, c.readied = (0, 0), 1, not c.readied
+            twin.turn = None
+            store(s, 0, twin)
+            assert engine.state_key(twin) == engine.state_key(b), scenario
+            assert twin.initiative.order == b.initiative.order
+            assert (twin.initiative.round, twin.initiative.index) == (
+                b.initiative.round,
+                b.initiative.index,
+            )
+            assert twin.initiative.aoo_used == b.initiative.aoo_used
+            occupied = [{cell: sorted(ids) for cell, ids in x._occupancy.items() if ids}
+                        for x in (twin, b)]  # fmt: skip
+            assert occupied[0] == occupied[1]

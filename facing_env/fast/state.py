@@ -391,3 +391,53 @@ def _attack_index(c: Creature, attack: object) -> int:
         if candidate == attack:
             return a
     raise ValueError(f"{c.id}: an attack slot that is not one of its attacks")
+
+
+def store(state: State, i: int, battle: Battle) -> None:
+    """Write row ``i``'s changing state (positions, facings, hit points, flags,
+    initiative, the turn) into ``battle``, a battle built from the same spec as the row
+    (its creatures and board): the inverse of :func:`load` for what a battle changes."""
+    from facing_env import engine
+    from facing_env.turn import AttackSlot, Initiative, TurnState
+
+    s = state
+    creatures = list(battle.creatures.values())
+    ids = [c.id for c in creatures]
+    for k, c in enumerate(creatures):
+        c.pos = (int(s.x[i, k]), int(s.y[i, k]))
+        c.facing = int(s.facing[i, k])
+        hp = float(s.hp[i, k])
+        c.hp = int(hp) if hp == int(hp) else hp  # type: ignore[assignment]
+        c.flat_footed = bool(s.flat_footed[i, k])
+        c.readied = bool(s.readied[i, k])
+        c.charging = bool(s.charging[i, k])
+    battle.rebuild_occupancy()
+    order = [ids[k] for k in s.order[i, : s.n_order[i]]]
+    aoo = {c.id: int(s.aoo_used[i, k]) for k, c in enumerate(creatures)}
+    if battle.initiative is not None:  # keep the ids the reference keeps for the dead
+        aoo = {cid: aoo[cid] for cid in battle.initiative.aoo_used}
+    battle.initiative = Initiative(order, int(s.round[i]), int(s.index[i]), aoo)
+    battle.legal_memo = None
+    if s.actor[i] < 0:
+        return
+    k = int(s.actor[i])
+    c = creatures[k]
+
+    def slot(r: int) -> AttackSlot:
+        return AttackSlot(c.attacks[int(s.remaining[i, r, 0])], int(s.remaining[i, r, 1]))
+
+    ts = TurnState(ids[k])
+    for name in _TURN_TYPES:
+        setattr(ts, name.removeprefix("turn_"), bool(getattr(s, name)[i]))
+    ts.movement_left = int(s.turn_movement_left[i])
+    ts.diagonals = int(s.turn_diagonals[i])
+    ts.actions_taken = int(s.turn_actions_taken[i])
+    ts.attacks_made = int(s.turn_attacks_made[i])
+    ts.traded_steps = int(s.turn_traded_steps[i])
+    ts.withdrawing = None if s.turn_withdrawing[i] < 0 else ids[int(s.turn_withdrawing[i])]
+    ts.remaining = [slot(r) for r in range(int(s.n_remaining[i]))]
+    if s.turn_cleave[i, 0] >= 0:
+        ts.cleave = AttackSlot(c.attacks[int(s.turn_cleave[i, 0])], int(s.turn_cleave[i, 1]))
+    ts.provoked = {ids[j] for j in range(len(creatures)) if s.provoked[i, j]}
+    battle.turn = ts
+    assert engine.actor(battle) is c
