@@ -26,7 +26,7 @@ import facing_env
 from facing_env import engine, rules
 from facing_env.agents import make_agent
 from facing_env.battle import Battle
-from facing_env.fast import reach
+from facing_env.fast import charge, reach
 from facing_env.fast.state import State, allocate_for, load
 from facing_env.fast.tables import Tables, tables_of
 from facing_env.turn import AttackSlot
@@ -152,6 +152,113 @@ def test_reach_on_hand_made_boards() -> None:
     for b in hand_made():
         t, s = loaded([b])
         check_reach(t, s, 0, b)
+
+
+# -- charges and withdrawals ----------------------------------------------------------------
+
+
+def scattered(b: Battle, rng: np.random.Generator) -> Battle:
+    """A copy of ``b`` with its living creatures at random free places, facing random
+    allowed ways (the turn state kept): charges of every length and direction."""
+    from facing_env import geometry
+    from facing_env.types import Terrain
+
+    out = b.copy()
+    h, w = out.terrain.shape
+    taken: set[tuple[int, int]] = set()
+    for c in out.creatures.values():
+        if c.hp <= 0:
+            continue
+        for _ in range(200):
+            pos = out.cell_at(int(rng.integers(h)), int(rng.integers(w)))
+            cells = c.shape.cells(pos)
+            if all(
+                out.in_bounds(x) and out.terrain_at(x) not in (Terrain.BLOCKED, Terrain.PILLAR)
+                for x in cells
+            ) and taken.isdisjoint(cells):
+                break
+        else:
+            pos, cells = c.pos, c.shape.cells(c.pos)
+        taken.update(cells)
+        c.pos = pos
+        c.facing = int(rng.choice(geometry.allowed_facings(out.kind, out.ruleset, c.shape)))
+    out.rebuild_occupancy()
+    return out
+
+
+def check_charges(t: Tables, s: State, i: int, b: Battle) -> int:
+    """``charge`` against the reference for every pair of creatures: the destinations in
+    order, the first, each one's path, the withdrawal queries (every step of every
+    creature); returns how many charges there were."""
+    creatures = list(b.creatures.values())
+    vectors = geometry_vectors(b)
+    out = np.zeros((max(t.charge_bend.shape[2], 1), 2), dtype=np.int32)
+    found = 0
+    for m, cm in enumerate(creatures):
+        for e, ce in enumerate(creatures):
+            want = rules.charge_destinations(b, cm, ce)
+            n = charge.charge_destinations(t, s, i, m, e, out)
+            assert [tuple(r) for r in out[:n].tolist()] == want, (cm.id, ce.id)
+            assert charge.can_charge(t, s, i, m, e) == bool(want)
+            found += bool(want)
+            if want:
+                assert charge.first_destination(t, s, i, m, e) == want[0]
+            for dest in want:
+                n = charge.path_length(t, s, i, m, *cm.pos, *dest)
+                path = [charge.path_square(t, s, i, m, *cm.pos, *dest, p) for p in range(n)]
+                assert path == rules.charge_path(b, cm, dest)
+            allowed = rules.may_withdraw_from(b, cm, ce)
+            assert charge.may_withdraw_from(s, i, m, e) == allowed
+            if m != e:
+                for vx, vy in vectors:
+                    dest = (cm.pos[0] + vx, cm.pos[1] + vy)
+                    want_step = rules.withdraw_step_allowed(b, cm, ce, dest)
+                    assert charge.withdraw_step_allowed(s, i, m, e, *dest) == want_step
+    return found
+
+
+def geometry_vectors(b: Battle) -> tuple[tuple[int, int], ...]:
+    from facing_env import geometry
+
+    return geometry.direction_vectors(b.kind)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_charges_match_the_reference(scenario: str) -> None:
+    """On the played states and on as many with the creatures scattered at random."""
+    rng = np.random.default_rng(7)
+    played = [x.battle for x in samples(scenario)][::2]
+    battles = played + [scattered(b, rng) for b in played]
+    t, s = loaded(battles)
+    found = sum(check_charges(t, s, i, b) for i, b in enumerate(battles))
+    assert found >= 10, f"only {found} charges: the test sees too few"
+
+
+def test_charge_tables_are_the_reference_routes_and_lines() -> None:
+    """Every anchor offset the tables hold, for every footprint of every scenario: the
+    path and lane squares are ``maneuvers._route``'s, the positions ``_line``'s."""
+    from facing_env.fast.state import SHAPES
+    from facing_env.rules.maneuvers import _line, _route
+
+    for scenario in SCENARIOS:
+        t, _ = loaded([samples(scenario)[0].battle])
+        kind = samples(scenario)[0].battle.kind
+        span = (t.route_n_path.shape[1] - 1) // 2
+        for row in np.flatnonzero(t.charge_shape >= 0):
+            cm = t.charge_shape[row]
+            a = int(t.charge_span[cm])
+            for py in range(-a, a + 1):
+                for px in range(-a, a + 1):
+                    _, path, lane, _ = _route(kind, SHAPES[row], (px, py))
+                    at = (cm, py + span, px + span)
+                    got = {tuple(c) for c in t.route_path[at][: t.route_n_path[at]].tolist()}
+                    assert got == path
+                    got = {tuple(c) for c in t.route_lane[at][: t.route_n_lane[at]].tolist()}
+                    assert got == lane
+                    line = [tuple(c) for c in t.charge_line[py + span, px + span].tolist()]
+                    assert line[: t.charge_n_line[py + span, px + span]] == _line(
+                        kind, (0, 0), (px, py)
+                    )
 
 
 # -- hand-made boards -----------------------------------------------------------------------

@@ -22,6 +22,7 @@ import numpy as np
 from facing_env import engine, geometry
 from facing_env.fast.state import AREA_CODES, SHAPES, State
 from facing_env.rules.movement import _step_area, step_geometry
+from facing_env.tables import FEET_PER_SQUARE
 from facing_env.types import Area, GridKind, Ruleset, Side
 
 SIDE_CODES: tuple[Side, ...] = (Side.LEFT, Side.RIGHT, Side.CENTRE)
@@ -46,6 +47,20 @@ class Tables(NamedTuple):
     step_front: np.ndarray  # (F, D) bool: a step in direction d enters the front (IC-06)
     area: np.ndarray  # (S, F, 2R+1, 2R+1) int8: area code of an offset (AreaTable.lookup)
     side: np.ndarray  # (S, F, 2R+1, 2R+1) int8: side code of an offset (IC-16)
+    # -- charges (EP-CHG-01), for the footprints, reaches and speeds of one State: filled
+    # by tables_of (charge_tables); tables_for leaves them empty (no shape tabulated)
+    charge_shape: np.ndarray  # (S,) int32: a footprint's row in the charge tables, -1: none
+    charge_reach: np.ndarray  # (C,) int32: the largest melee reach tabulated (squares)
+    charge_span: np.ndarray  # (C,) int32: the largest anchor offset tabulated (squares)
+    charge_ring: np.ndarray  # (C, C, 2Q+1, 2Q+1) int32: index of the target's offset q
+    charge_bend: np.ndarray  # (C, C, NQ, 2P+1, 2P+1) float64: maneuvers._preference [0]
+    charge_near: np.ndarray  # (C, C, NQ, 2P+1, 2P+1) float64: maneuvers._preference [1]
+    route_path: np.ndarray  # (C, 2P+1, 2P+1, LP, 2) int32: squares of a charge's path
+    route_n_path: np.ndarray  # (C, 2P+1, 2P+1) int32
+    route_lane: np.ndarray  # (C, 2P+1, 2P+1, LL, 2) int32: squares its lane crosses
+    route_n_lane: np.ndarray  # (C, 2P+1, 2P+1) int32
+    charge_line: np.ndarray  # (2P+1, 2P+1, L, 2) int32: maneuvers.charge_path's positions
+    charge_n_line: np.ndarray  # (2P+1, 2P+1) int32
 
 
 def _kind_ruleset(kind: GridKind | int, ruleset: Ruleset | int) -> tuple[GridKind, Ruleset]:
@@ -136,13 +151,16 @@ def tables_for(
         step_front,
         area,
         side,
+        **_NO_CHARGES,
     )
 
 
 def tables_of(state: State) -> Tables:
     """The tables for the battles of ``state`` (one grid kind and rule set, as in one
     scenario): every footprint of the grid kind on boards up to 32 cells a side, only the
-    footprints present on larger ones (whose tables grow with the board's area)."""
+    footprints present on larger ones (whose tables grow with the board's area); with the
+    charge tables of its creatures' footprints, reaches and speeds
+    (:func:`charge_tables`)."""
     kinds, rulesets = set(state.kind.tolist()), set(state.ruleset.tolist())
     if len(kinds) != 1 or len(rulesets) != 1:
         raise ValueError("the battles of one State must share a grid kind and a rule set")
@@ -151,4 +169,150 @@ def tables_of(state: State) -> Tables:
     footprints = None
     if max(height, width) > 32:
         footprints = tuple(sorted(set(state.shape[state.present].tolist())))
-    return tables_for(kind, ruleset, radius_for(kind, height, width), footprints)
+    base = tables_for(kind, ruleset, radius_for(kind, height, width), footprints)
+    return base._replace(**charge_tables(kind, base.radius, charge_profile(state)))
+
+
+# -- charges (EP-CHG-01) --------------------------------------------------------------------
+
+_MOST_OFFSET = max(abs(v) for s in SHAPES for o in s.offsets for v in o)
+_UNIFORM = "uniform"
+
+
+def charge_profile(state: State) -> tuple[tuple[int, int, int], ...]:
+    """``(footprint row, largest melee reach in squares, largest charge allowance in
+    squares)`` per footprint of the present creatures of ``state``, by footprint row."""
+    most: dict[int, tuple[int, int]] = {}
+    for i, k in zip(*np.nonzero(state.present), strict=True):
+        n = state.n_attacks[i, k]
+        melee = ~state.attack_ranged[i, k, :n]
+        reach = int(state.attack_reach[i, k, :n][melee].max(initial=0)) // FEET_PER_SQUARE
+        allowance = int(state.speed[i, k]) // FEET_PER_SQUARE  # movement_allowance "charge"
+        row = int(state.shape[i, k])
+        r, a = most.get(row, (0, 0))
+        most[row] = (max(r, reach), max(a, allowance))
+    return tuple((row, r, a) for row, (r, a) in sorted(most.items()))
+
+
+_NO_CHARGES = {
+    "charge_shape": np.full(len(SHAPES), -1, dtype=np.int32),
+    "charge_reach": np.zeros(0, dtype=np.int32),
+    "charge_span": np.zeros(0, dtype=np.int32),
+    "charge_ring": np.zeros((0, 0, 1, 1), dtype=np.int32),
+    "charge_bend": np.zeros((0, 0, 0, 1, 1)),
+    "charge_near": np.zeros((0, 0, 0, 1, 1)),
+    "route_path": np.zeros((0, 1, 1, 0, 2), dtype=np.int32),
+    "route_n_path": np.zeros((0, 1, 1), dtype=np.int32),
+    "route_lane": np.zeros((0, 1, 1, 0, 2), dtype=np.int32),
+    "route_n_lane": np.zeros((0, 1, 1), dtype=np.int32),
+    "charge_line": np.zeros((1, 1, 0, 2), dtype=np.int32),
+    "charge_n_line": np.zeros((1, 1), dtype=np.int32),
+}
+"""The charge fields of tables that tabulate no footprint (:func:`tables_for`)."""
+
+
+def _yx(cell: tuple[int, int]) -> tuple[int, int]:
+    return (cell[1], cell[0])
+
+
+@cache
+def charge_tables(
+    kind: GridKind | int, radius: int, profile: tuple[tuple[int, int, int], ...]
+) -> dict[str, np.ndarray]:
+    """The charge fields of :class:`Tables` for a :func:`charge_profile`, built by the
+    reference (:mod:`facing_env.rules.maneuvers`), anchors up to ``radius`` apart.
+
+    A charge's candidates are the anchors ``p`` (relative to the mover's) within its
+    allowance from which its reach covers a target square without sharing one; the
+    kernels find them with the integer geometry and read here what comes from angles and
+    lines: the preference among equally close ones (``maneuvers._preference`` of ``p``
+    and the target's anchor ``p + q``, at ``charge_ring[mover, target, q]``) and the
+    squares of the path and of the lane of a charge to ``p`` (``maneuvers._route``).
+    Offsets ``q`` go up to the footprint's largest melee reach (``charge_reach``) under
+    either diagonal rule, anchors ``p`` up to its largest charge allowance, at most
+    ``radius`` (``charge_span``). ``charge_line`` holds the anchor positions of
+    ``maneuvers.charge_path`` from ``(0, 0)`` to ``p`` (up to the largest span)."""
+    from facing_env.rules.maneuvers import _line, _preference, _route
+
+    if isinstance(kind, (int, np.integer)):
+        kind = _kind_ruleset(kind, 0)[0]
+    kind = GridKind(kind)
+    n = len(profile)
+    shapes = [SHAPES[row] for row, _, _ in profile]
+    index = np.full(len(SHAPES), -1, dtype=np.int32)
+    for c, (row, _, _) in enumerate(profile):
+        index[row] = c
+    reach = np.array([r for _, r, _ in profile], dtype=np.int32)
+    span = np.array([min(a, radius) for _, _, a in profile], dtype=np.int32)
+    rings: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for cm, m in enumerate(shapes):
+        extent = int(reach[cm]) + 2 * _MOST_OFFSET + 1
+        for ct, target in enumerate(shapes):
+            # uniform distances are the shorter: the ring of either diagonal rule
+            rings[cm, ct] = [
+                (qx, qy)
+                for qy in range(-extent, extent + 1)
+                for qx in range(-extent, extent + 1)
+                if 0 < geometry.footprint_distance(kind, m, target, (qx, qy), _UNIFORM) <= reach[cm]
+            ]
+    q_most = max((abs(v) for ring in rings.values() for q in ring for v in q), default=0)
+    n_q = max((len(ring) for ring in rings.values()), default=0)
+    p_most = int(span.max(initial=0))
+    width = 2 * p_most + 1
+    ring_index = np.full((n, n, 2 * q_most + 1, 2 * q_most + 1), -1, dtype=np.int32)
+    bend = np.full((n, n, n_q, width, width), np.nan)
+    near = np.full((n, n, n_q, width, width), np.nan)
+    for (cm, ct), ring in rings.items():
+        a = int(span[cm])
+        for j, (qx, qy) in enumerate(ring):
+            ring_index[cm, ct, qy + q_most, qx + q_most] = j
+            for py in range(-a, a + 1):
+                for px in range(-a, a + 1):
+                    key = _preference(shapes[cm], shapes[ct], (px + qx, py + qy), (px, py))
+                    bend[cm, ct, j, py + p_most, px + p_most] = key[0]
+                    near[cm, ct, j, py + p_most, px + p_most] = key[1]
+    routes = {
+        (cm, px, py): _route(kind, m, (px, py))
+        for cm, m in enumerate(shapes)
+        for py in range(-int(span[cm]), int(span[cm]) + 1)
+        for px in range(-int(span[cm]), int(span[cm]) + 1)
+    }
+    most_path = max((len(r[1]) for r in routes.values()), default=0)
+    most_lane = max((len(r[2]) for r in routes.values()), default=0)
+    path = np.zeros((n, width, width, most_path, 2), dtype=np.int32)
+    n_path = np.zeros((n, width, width), dtype=np.int32)
+    lane = np.zeros((n, width, width, most_lane, 2), dtype=np.int32)
+    n_lane = np.zeros((n, width, width), dtype=np.int32)
+    for (cm, px, py), (_, squares, crossed, _) in routes.items():
+        at = (cm, py + p_most, px + p_most)
+        n_path[at] = len(squares)
+        if squares:
+            path[at][: len(squares)] = sorted(squares, key=_yx)
+        n_lane[at] = len(crossed)
+        if crossed:
+            lane[at][: len(crossed)] = sorted(crossed, key=_yx)
+    lines = {
+        (px, py): _line(kind, (0, 0), (px, py))
+        for py in range(-p_most, p_most + 1)
+        for px in range(-p_most, p_most + 1)
+    }
+    line = np.zeros((width, width, max(map(len, lines.values())), 2), dtype=np.int32)
+    n_line = np.zeros((width, width), dtype=np.int32)
+    for (px, py), positions in lines.items():
+        n_line[py + p_most, px + p_most] = len(positions)
+        if positions:
+            line[py + p_most, px + p_most, : len(positions)] = positions
+    return {
+        "charge_shape": index,
+        "charge_reach": reach,
+        "charge_span": span,
+        "charge_ring": ring_index,
+        "charge_bend": bend,
+        "charge_near": near,
+        "route_path": path,
+        "route_n_path": n_path,
+        "route_lane": lane,
+        "route_n_lane": n_lane,
+        "charge_line": line,
+        "charge_n_line": n_line,
+    }
