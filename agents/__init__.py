@@ -17,6 +17,12 @@ temperature ``T`` (``@1``: as trained).
 ``rllib:PATH`` or ``rllib:PATH#MODULE_ID`` loads a module of an RLlib checkpoint (the
 ``rllib`` extra; see :mod:`facing_env.rllib`).
 
+The scripted agents also act on batches: ``make_agent(name).act_batch(observations,
+masks, rng)`` or :func:`make_batch_agent` (``facing_env.agents.batch``) take ``(N, D)``
+float32 observations and ``(N, A)`` int8 masks and return ``(N,)`` int64 actions, row
+``i`` the action ``act`` gives for row ``i``. The logic of ``aggressive``, ``flanker`` and
+``defensive`` is one numba kernel each, which ``act`` runs on a batch of one.
+
 The agents read the grid kind and rule set from the turn scalars and speed and reach from
 the creature table; a foe's speed is assumed to be 30 feet when judging its strike range.
 """
@@ -24,7 +30,8 @@ the creature table; a foe's speed is assumed to be 30 feet when judging its stri
 from __future__ import annotations
 
 from facing_env.agents.aggressive import AggressiveAgent
-from facing_env.agents.base import Agent
+from facing_env.agents.base import Agent, ScriptedAgent
+from facing_env.agents.batch import BATCH_AGENT_NAMES, BatchAgent, make_batch_agent
 from facing_env.agents.defensive import DefensiveAgent
 from facing_env.agents.flanker import FlankerAgent
 from facing_env.agents.random_agent import RandomAgent
@@ -86,11 +93,15 @@ def _model_spec(spec: str) -> tuple[str, float]:
 
 __all__ = [
     "AGENT_NAMES",
+    "BATCH_AGENT_NAMES",
     "Agent",
     "AggressiveAgent",
+    "BatchAgent",
     "DefensiveAgent",
     "FlankerAgent",
     "ObservationView",
     "RandomAgent",
+    "ScriptedAgent",
     "make_agent",
+    "make_batch_agent",
 ]

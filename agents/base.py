@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
+
+from facing_env.agents.batch import BatchAgent
 
 
 @runtime_checkable
@@ -23,20 +25,23 @@ class Agent(Protocol):
 
 
 class ScriptedAgent:
-    """Base of the scripted agents: read the observation through an ``ObservationView``,
-    let :meth:`choose` pick an index (None ends the turn), fall back to END_TURN when the
-    mask forbids the choice."""
+    """Base of the deterministic scripted agents. Their logic is one numba kernel each, in
+    :mod:`facing_env.agents.batch` (named :attr:`name`): :meth:`act` runs it on a batch of
+    one, :meth:`act_batch` on a whole batch. The kernel falls back to END_TURN when the
+    mask forbids its choice, so the answer is always allowed."""
+
+    name: ClassVar[str] = ""
+    """The agent's ``make_agent`` name, which is also its kernel's."""
 
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
-        """The chosen action, always one the mask allows."""
-        from facing_env.agents.tactics import legal_or_end
-        from facing_env.agents.view import ObservationView
+        """The chosen action, always one the mask allows (``rng`` is not used)."""
+        return BatchAgent(self.name).act(observation, action_mask, rng)
 
-        view = ObservationView(observation, action_mask)
-        return legal_or_end(view, self.choose(view))
-
-    def choose(self, view: object) -> int | None:
-        """The action index, or None to end the turn."""
-        raise NotImplementedError
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
+        """One allowed action per row of ``(N, D)`` observations and ``(N, A)`` masks,
+        row ``i`` being ``act(observations[i], masks[i], rng)``."""
+        return BatchAgent(self.name).act_batch(observations, masks, rng)

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from facing_env.agents.batch import random_actions
+
 
 class RandomAgent:
     """Picks uniformly among the actions the mask allows (END_TURN if none)."""
+
+    name = "random"
 
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
@@ -14,3 +18,10 @@ class RandomAgent:
         """A uniformly random legal action."""
         legal = np.flatnonzero(np.asarray(action_mask))
         return int(rng.choice(legal)) if legal.size else 0
+
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
+        """One uniformly random legal action per row, vectorised: the actions :meth:`act`
+        gives row after row with the same generator (``batch.random_actions``)."""
+        return random_actions(masks, rng)
