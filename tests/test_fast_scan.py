@@ -24,9 +24,18 @@ import pytest
 
 import facing_env
 from facing_env import engine, rules
+from facing_env.actions import (
+    ATTACK_BASE,
+    MOVE_BASE,
+    STEP_BASE,
+    ActionCodec,
+    action_names,
+    creature_slots,
+)
 from facing_env.agents import make_agent
 from facing_env.battle import Battle
-from facing_env.fast import charge, reach
+from facing_env.engine import Action
+from facing_env.fast import charge, reach, scan
 from facing_env.fast.state import State, allocate_for, load
 from facing_env.fast.tables import Tables, tables_of
 from facing_env.turn import AttackSlot
@@ -46,7 +55,8 @@ class Sample(NamedTuple):
 
 def _episode(scenario: str, seed: int, names: dict[str, str] | None, every: int) -> list[Sample]:
     """One episode of ``scenario``: each team played by a scripted agent (``names``, with
-    one random action in five) or at random (None); every ``every``-th decision kept."""
+    one random action in five) or at random (None); every ``every``-th decision kept, and
+    every one in a turn that withdraws, attacks, runs or may trade 5-foot steps."""
     env = facing_env.raw_env(scenario=scenario)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
@@ -60,7 +70,7 @@ def _episode(scenario: str, seed: int, names: dict[str, str] | None, every: int)
             env.step(None)
             continue
         cid = env.agent_to_id[agent]
-        if decisions % every == 0:
+        if decisions % every == 0 or _unusual(env.battle):
             out.append(Sample(env.battle.copy(), obs["action_mask"].copy(), env.slots[cid]))
         decisions += 1
         player = agents.get(env.teams[cid], random)
@@ -70,20 +80,39 @@ def _episode(scenario: str, seed: int, names: dict[str, str] | None, every: int)
     return out
 
 
+def _unusual(b: Battle) -> bool:
+    """A turn state random sampling seldom meets."""
+    ts = b.turn
+    return (
+        ts.withdrawing is not None
+        or ts.attacks_made > 0
+        or ts.running
+        or ts.cleave is not None
+        or engine._may_trade_step(b, b.creatures[ts.actor])
+    )
+
+
 @cache
 def samples(scenario: str) -> tuple[Sample, ...]:
-    """About :data:`STATES_PER_SCENARIO` states of ``scenario``: half from random play,
-    half from the scripted agents (every pairing of two of them over the teams)."""
+    """About :data:`STATES_PER_SCENARIO` states of ``scenario`` from random play and from
+    the scripted agents (every pairing of two of them over the teams, both ways), a third
+    of them in unusual turns (:func:`_unusual`)."""
     teams = facing_env.scenario.load_scenario(scenario).teams
     found: list[Sample] = []
     for seed in range(2):
         found += _episode(scenario, seed, None, 7)
     for n, name in enumerate(SCRIPTED):
-        other = SCRIPTED[(n + 1) % len(SCRIPTED)]
-        names = {team: (name if j % 2 == 0 else other) for j, team in enumerate(teams)}
-        found += _episode(scenario, 10 + n, names, 5)
-    step = max(len(found) // STATES_PER_SCENARIO, 1)
-    return tuple(found[::step][:STATES_PER_SCENARIO])
+        for way in range(2):
+            other = SCRIPTED[(n + 1) % len(SCRIPTED)]
+            pair = (name, other) if way == 0 else (other, name)
+            names = {team: pair[j % 2] for j, team in enumerate(teams)}
+            found += _episode(scenario, 10 + 2 * n + way, names, 9)
+    unusual = [x for x in found if _unusual(x.battle)]
+    usual = [x for x in found if not _unusual(x.battle)]
+    keep = STATES_PER_SCENARIO // 3
+    unusual = unusual[:: max(len(unusual) // keep, 1)][:keep]
+    rest = STATES_PER_SCENARIO - len(unusual)
+    return tuple(usual[:: max(len(usual) // rest, 1)][:rest] + unusual)
 
 
 def loaded(battles: list[Battle]) -> tuple[Tables, State]:
@@ -149,9 +178,12 @@ def test_reach_matches_the_reference(scenario: str) -> None:
 
 
 def test_reach_on_hand_made_boards() -> None:
+    rng = np.random.default_rng(1)
     for b in hand_made():
-        t, s = loaded([b])
-        check_reach(t, s, 0, b)
+        battles = [b] + [scattered(b, rng) for _ in range(3)]
+        t, s = loaded(battles)
+        for i, x in enumerate(battles):
+            check_reach(t, s, i, x)
 
 
 # -- charges and withdrawals ----------------------------------------------------------------
@@ -234,6 +266,17 @@ def test_charges_match_the_reference(scenario: str) -> None:
     assert found >= 10, f"only {found} charges: the test sees too few"
 
 
+def test_charges_on_hand_made_boards() -> None:
+    """Hex footprints and reach: the hand-made boards, scattered."""
+    rng = np.random.default_rng(3)
+    found = 0
+    for b in hand_made():
+        battles = [b] + [scattered(b, rng) for _ in range(6)]
+        t, s = loaded(battles)
+        found += sum(check_charges(t, s, i, x) for i, x in enumerate(battles))
+    assert found >= 20
+
+
 def test_charge_tables_are_the_reference_routes_and_lines() -> None:
     """Every anchor offset the tables hold, for every footprint of every scenario: the
     path and lane squares are ``maneuvers._route``'s, the positions ``_line``'s."""
@@ -261,31 +304,219 @@ def test_charge_tables_are_the_reference_routes_and_lines() -> None:
                     )
 
 
+# -- the legal scan -------------------------------------------------------------------------
+
+
+def reference_mask(b: Battle, n_slots: int) -> np.ndarray:
+    """The acting creature's mask as the env's codec writes it (zeros when it is over)."""
+    actor = engine.actor(b)
+    codec = ActionCodec(n_slots)
+    if actor is None:
+        return np.zeros(codec.n, dtype=np.int8)
+    return codec.mask(b, creature_slots(b, actor.id))
+
+
+def check_scan(battles: list[Battle], masks: list[np.ndarray]) -> None:
+    """``scan.mask_batch`` over ``battles`` gives ``masks`` row for row, and the cost of
+    every legal MOVE and STEP_KEEP_FACING is ``engine.scan_cost``'s."""
+    t, s = loaded(battles)
+    n = masks[0].shape[0]
+    out = np.full((len(battles), n), 7, dtype=np.int8)
+    cost = np.full((len(battles), n), 99, dtype=np.int32)
+    scan.mask_batch(t, s, out, cost)
+    names = action_names(battles[0].kind.value, (n - ATTACK_BASE) // 3)
+    for i, (b, mask) in enumerate(zip(battles, masks, strict=True)):
+        wrong = [names[a] for a in np.flatnonzero(out[i] != mask)]
+        assert not wrong, f"row {i}: {wrong} (kernel {out[i][out[i] != mask].tolist()})"
+        for base, kind in ((MOVE_BASE, engine.MOVE), (STEP_BASE, engine.STEP_KEEP_FACING)):
+            for d in range(8):
+                want = engine.scan_cost(b, Action(kind, d)) if mask[base + d] else 0
+                want = scan.FULL_ROUND if want == rules.FULL_ROUND else want
+                assert cost[i, base + d] == want, (i, names[base + d])
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_mask_matches_the_env(scenario: str) -> None:
+    """The played states against the env's own mask (what the agent saw), then the same
+    states with the creatures scattered against the codec's, then the end of a battle."""
+    played = samples(scenario)
+    check_scan([x.battle for x in played], [x.mask for x in played])
+    rng = np.random.default_rng(11)
+    n = (played[0].mask.shape[0] - ATTACK_BASE) // 3
+    battles = [scattered(x.battle, rng) for x in played[::2]]
+    check_scan(battles, [reference_mask(b, n) for b in battles])
+    battles = derived([x.battle for x in played])
+    check_scan(battles, [reference_mask(b, n) for b in battles])
+    over = played[-1].battle.copy()
+    for c in over.creatures.values():
+        if c.team != next(iter(over.creatures.values())).team:
+            c.hp = 0
+    over.rebuild_occupancy()
+    assert engine.is_over(over)
+    check_scan([over, played[0].battle], [reference_mask(over, n), played[0].mask])
+
+
+def test_mask_on_hand_made_boards() -> None:
+    """Random play on the hand-made boards (every state of it): Cleave, trades of a
+    player character, withdrawals, hex footprints, reach and ranged attacks."""
+    for b in hand_made():
+        states = wander(b, np.random.default_rng(5), 60)
+        for taken in (engine.MAX_ACTIONS_PER_TURN - 1, engine.MAX_ACTIONS_PER_TURN):
+            states.append(b.copy())
+            states[-1].turn.actions_taken = taken  # the safety net: END_TURN only
+        n_slots = len(b.creatures)
+        check_scan(states, [reference_mask(x, n_slots) for x in states])
+
+
+def derived(battles: list[Battle]) -> list[Battle]:
+    """States one or two actions past ``battles``: a withdrawal begun and its first step,
+    an attack made (the rest of a full attack), a run begun (expected dice)."""
+    from facing_env.dice import Dice
+
+    rng = np.random.default_rng(2)
+    out = []
+    for b in battles:
+        legal = engine.legal_actions(b)
+        for kind in (engine.WITHDRAW, engine.ATTACK, engine.RUN, engine.CHARGE):
+            chosen = [a for a in legal if a.kind == kind]
+            if not chosen:
+                continue
+            x = b.copy()
+            engine.apply(x, chosen[0], Dice(np.random.default_rng(0), "expected"))
+            if engine.actor(x) is None:
+                continue
+            out.append(x)
+            steps = [a for a in engine.legal_actions(x) if a.kind != engine.END_TURN]
+            if steps:
+                x = x.copy()
+                engine.apply(x, steps[rng.integers(len(steps))], Dice(rng, "expected"))
+                if engine.actor(x) is not None:
+                    out.append(x)
+    return out
+
+
+def wander(b: Battle, rng: np.random.Generator, steps: int) -> list[Battle]:
+    """Copies of ``b`` along random legal play (expected dice), one per action."""
+    from facing_env.dice import Dice
+
+    b = b.copy()
+    out = [b.copy()]
+    for n in range(steps):
+        legal = engine.legal_actions(b)
+        if not legal:
+            break
+        weights = np.array([0.2 if a.kind == engine.END_TURN else 1.0 for a in legal])
+        action = legal[rng.choice(len(legal), p=weights / weights.sum())]
+        engine.apply(b, action, Dice(np.random.default_rng(n), "expected"))
+        out.append(b.copy())
+    return out
+
+
 # -- hand-made boards -----------------------------------------------------------------------
 
 
 def hand_made() -> list[Battle]:
     """Boards random play never reaches, each with its turn begun (see the module
-    docstring)."""
+    docstring), and a few states scripted from them (a withdrawal under way, a player
+    character's traded 5-foot steps, a Cleave left)."""
     from tests.boards import board
-    from tests.test_engine import begin
+    from tests.test_engine import attack, begin, do, step5
 
     out = []
-    # reach, ranged attacks, a flat-footed creature with and without Combat Reflexes
+    # reach, ranged attacks, a flat-footed creature with and without Combat Reflexes, a
+    # faceless one, a Tiny one (no reach, no facing), a slow one (no 5-foot step)
     b = board(
         """
-        . . . . . . .
-        . A . . . B .
-        . . . . . . .
-        . . C . . . D
+        . . . . . . . .
+        . A . . . B . .
+        . . ~ ~ . . . o
+        . . C . % . D .
+        . # . . . E . F
         """,
         A={"team": "pc", "attacks": [{"name": "glaive", "bonus": 5, "damage": "1d10",
                                       "reach": 10}, {"name": "bow", "bonus": 3,
                                       "damage": "1d8", "kind": "ranged", "range": 30}]},
         B={"team": "foe", "flat_footed": True, "feats": ["Combat Reflexes"]},
-        C={"team": "foe", "flat_footed": True},
+        C={"team": "foe", "flat_footed": True, "speed": 5},
         D={"team": "pc", "faceless": True},
+        E={"team": "foe", "size": "Tiny"},
+        F={"team": "pc", "speed": 0},
     )  # fmt: skip
-    begin(b, "A", "B", "C", "D", flat_footed_start=False)
+    begin(b, "A", "B", "C", "D", "E", "F", flat_footed_start=False)
     out.append(b)
+    # Cleave and a player character's full attack (BAB +11: three attacks to trade)
+    text = """
+        . . . . . .
+        . ~ B . . .
+        . A C . # .
+        . % . . . .
+        """
+    fields = {
+        "A": {"team": "pc", "base_attack_bonus": 11, "player_character": True, "hp": 60,
+              "feats": ["Great Cleave"]},
+        "B": {"team": "foe", "hp": 1, "ac": 1},
+        "C": {"team": "foe", "hp": 200},
+    }  # fmt: skip
+    b = board(text, **fields)
+    begin(b, "A", "B", "C", flat_footed_start=False)
+    out.append(b)
+    cleave = b.copy()
+    do(cleave, attack("B"))
+    assert cleave.turn.cleave is not None
+    out.append(cleave)
+    traded = b.copy()
+    do(traded, step5(6), step5(2))
+    assert traded.turn.traded_steps == 1
+    out.append(traded)
+    withdrawing = b.copy()
+    do(withdrawing, Action(engine.WITHDRAW, "C"))
+    assert withdrawing.turn.withdrawing == "C"
+    out.append(withdrawing)
+    # a large creature with reach and a Huge one that steps over Medium ones, side_rear
+    b = board(
+        """
+        . . . . . . . .
+        . G G . . . . .
+        . G G . . A . .
+        . . . . . . . .
+        . . . . . H H H
+        . B . . . H H H
+        . . . . . H H H
+        """,
+        "side_rear",
+        G={"team": "foe", "attacks": [{"name": "spiked chain", "reach": 10}], "speed": 40},
+        H={"team": "foe", "attacks": [{"name": "tail", "reach": 15, "zones": ["rear"]},
+                                      {"name": "bite", "reach": 10}]},
+        A={"team": "pc"},
+        B={"team": "pc", "player_character": True},
+    )  # fmt: skip
+    begin(b, "G", "A", "H", "B", flat_footed_start=False)
+    out.append(b)
+    for ruleset in ("ua35", "side_rear", "standard"):
+        out.append(_hex_board(ruleset))
     return out
+
+
+def _hex_board(ruleset: str) -> Battle:
+    """A hex board with triangle and flower footprints, reach and terrain."""
+    from tests.test_engine import begin
+
+    spec = {
+        "ruleset": ruleset,
+        "grid": {"kind": "hex", "width": 9, "height": 8},
+        "terrain": [{"pos": [4, 1], "kind": "difficult"}, {"pos": [0, 1], "kind": "blocked"},
+                    {"pos": [5, 3], "kind": "impeded"}, {"pos": [1, 6], "kind": "pillar"}],
+        "creatures": [
+            {"id": "T", "team": "foe", "size": "Large", "pos": [2, 2],
+             "attacks": [{"name": "claw", "reach": 10}]},
+            {"id": "A", "team": "pc", "size": "Medium", "pos": [5, 1]},
+            {"id": "H", "team": "foe", "size": "Huge", "pos": [3, 5], "speed": 40},
+            {"id": "B", "team": "pc", "size": "Medium", "pos": [6, 4],
+             "player_character": True, "base_attack_bonus": 6},
+            {"id": "C", "team": "pc", "size": "Small", "pos": [0, 4],
+             "attacks": [{"name": "sling", "kind": "ranged", "range": 50}]},
+        ],
+    }  # fmt: skip
+    b = Battle.from_spec(spec)
+    begin(b, "B", "T", "A", "H", "C", flat_footed_start=False)
+    return b

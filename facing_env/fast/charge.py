@@ -27,21 +27,19 @@ plain Python.
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
-
-from facing_env.fast.geo import (
-    BLOCKED,
-    HAZARDOUS,
-    OPEN,
-    PILLAR,
+from facing_env.fast.geo import BLOCKED, HAZARDOUS, OPEN, PILLAR
+from facing_env.fast.reach import (
+    FEET,
     alive,
     cell_distance,
     creature_distance,
     footprint_distance,
+    helper,
+    kernel,
+    melee_reach,
     terrain_at,
+    threatens_creature,
 )
-from facing_env.fast.reach import FEET, melee_reach, threatens_creature
 from facing_env.fast.state import SHAPE_CELLS, SHAPE_OFFSETS
 from facing_env.tables import MIN_CHARGE_SQUARES
 
@@ -50,14 +48,14 @@ _OFFSETS = SHAPE_OFFSETS
 _CELLS = SHAPE_CELLS
 
 
-@njit(cache=True)
+@helper
 def on_board(s, i, x, y):
     """Whether cell ``(x, y)`` is on battle ``i``'s board (``Battle.in_bounds``)."""
     col = x if s.kind[i] == 0 else x + (y >> 1)
     return 0 <= y < s.height[i] and 0 <= col < s.width[i]
 
 
-@njit(cache=True)
+@helper
 def _occupied(s, i, m, x, y):
     """Some living creature other than ``m`` covers cell ``(x, y)``."""
     for k in range(s.n_creatures[i]):
@@ -72,13 +70,13 @@ def _occupied(s, i, m, x, y):
     return False
 
 
-@njit(cache=True)
+@helper
 def _span(t):
     """The half width of the anchor axes of the charge tables."""
     return (t.route_n_path.shape[1] - 1) // 2
 
 
-@njit(cache=True)
+@helper
 def _table_row(t, s, i, m):
     """``m``'s footprint row in the charge tables; raises when they do not cover it."""
     cm = t.charge_shape[s.shape[i, m]]
@@ -89,7 +87,7 @@ def _table_row(t, s, i, m):
     return cm
 
 
-@njit(cache=True)
+@helper
 def _route_clear(t, s, i, m, cm, px, py):
     """The checks of ``maneuvers._destinations`` on a candidate ``p`` at the closest
     distance: on the board, no blocked square on the path, only open or hazardous ground
@@ -115,7 +113,7 @@ def _route_clear(t, s, i, m, cm, px, py):
         y = my + t.route_path[cm, ay, ax, j, 1]
         if on_board(s, i, x, y):
             terrain = terrain_at(s, i, x, y)
-            if terrain == BLOCKED or terrain == PILLAR:  # noqa: SIM109 (numba)
+            if terrain == BLOCKED or terrain == PILLAR:
                 return False
         elif not square:
             return False
@@ -141,85 +139,90 @@ def _route_clear(t, s, i, m, cm, px, py):
     return True
 
 
-@njit(cache=True)
-def _destinations(t, s, i, m, e, out, first_only):
-    """The destinations of ``m``'s charge at ``e`` as anchor offsets from ``m``'s, in
-    the reference's enumeration order (not yet by preference): written to ``out`` (as
-    many rows as it has), counted; with ``first_only`` the count stops at 1."""
+@helper
+def _box(s, i, m, e, reach):
+    """The anchors ``_relative_candidates`` tries, relative to ``m``'s: the target's
+    squares widened by ``m``'s footprint and ``reach``, as ``(x0, x1, y0, y1)``
+    (inclusive)."""
+    ms = s.shape[i, m]
+    ts = s.shape[i, e]
+    dx = s.x[i, e] - s.x[i, m]
+    dy = s.y[i, e] - s.y[i, m]
+    x0 = y0 = 1 << 30
+    x1 = y1 = -(1 << 30)
+    for q in range(_CELLS[ts]):
+        for p in range(_CELLS[ms]):
+            x0 = min(x0, dx + _OFFSETS[ts, q, 0] - _OFFSETS[ms, p, 0])
+            x1 = max(x1, dx + _OFFSETS[ts, q, 0] - _OFFSETS[ms, p, 0])
+            y0 = min(y0, dy + _OFFSETS[ts, q, 1] - _OFFSETS[ms, p, 1])
+            y1 = max(y1, dy + _OFFSETS[ts, q, 1] - _OFFSETS[ms, p, 1])
+    return x0 - reach, x1 + reach, y0 - reach, y1 + reach
+
+
+@helper
+def _in_reach(s, i, m, e, reach, px, py):
+    """From anchor ``p`` (relative to ``m``'s) ``m``'s reach covers a square of ``e``
+    without sharing one."""
+    gap = footprint_distance(
+        s, i, s.shape[i, m], s.x[i, m] + px, s.y[i, m] + py, s.shape[i, e], s.x[i, e], s.y[i, e]
+    )
+    return 0 < gap <= reach
+
+
+@helper
+def closest(s, i, m, e):
+    """The distance of ``m``'s charge at ``e``: the smallest of its candidates on the
+    board, -1 when there is no charge (none; nearer than ``MIN_CHARGE_SQUARES``; it can
+    attack from where it stands; either is dead)."""
     if m == e or not alive(s, i, e) or not alive(s, i, m):
-        return 0
+        return -1
     reach = melee_reach(s, i, m) // FEET
     allowance = s.speed[i, m] // FEET
     if 0 < creature_distance(s, i, m, e) <= reach:
-        return 0  # it can attack from where it stands: the closest space is its own
-    ms = s.shape[i, m]
-    ts = s.shape[i, e]
-    mx = s.x[i, m]
-    my = s.y[i, m]
-    ex = s.x[i, e]
-    ey = s.y[i, e]
-    dx = ex - mx
-    dy = ey - my
-    # the box of _relative_candidates: target squares widened by the footprint and reach
-    x_lo = 1 << 30
-    x_hi = -(1 << 30)
-    y_lo = 1 << 30
-    y_hi = -(1 << 30)
-    for q in range(_CELLS[ts]):
-        x_lo = min(x_lo, dx + _OFFSETS[ts, q, 0])
-        x_hi = max(x_hi, dx + _OFFSETS[ts, q, 0])
-        y_lo = min(y_lo, dy + _OFFSETS[ts, q, 1])
-        y_hi = max(y_hi, dy + _OFFSETS[ts, q, 1])
-    o_lo = 1 << 30
-    o_hi = -(1 << 30)
-    r_lo = 1 << 30
-    r_hi = -(1 << 30)
-    for p in range(_CELLS[ms]):
-        o_lo = min(o_lo, _OFFSETS[ms, p, 0])
-        o_hi = max(o_hi, _OFFSETS[ms, p, 0])
-        r_lo = min(r_lo, _OFFSETS[ms, p, 1])
-        r_hi = max(r_hi, _OFFSETS[ms, p, 1])
-    closest = -1
-    for py in range(y_lo - r_hi - reach, y_hi - r_lo + reach + 1):
-        for px in range(x_lo - o_hi - reach, x_hi - o_lo + reach + 1):
+        return -1  # it can attack from where it stands: the closest space is its own
+    x0, x1, y0, y1 = _box(s, i, m, e, reach)
+    best = -1
+    for py in range(y0, y1 + 1):
+        for px in range(x0, x1 + 1):
             moved = cell_distance(s, i, 0, 0, px, py)
-            if moved > allowance or (closest >= 0 and moved >= closest):
+            if moved > allowance or (best >= 0 and moved >= best):
                 continue
-            if not on_board(s, i, mx + px, my + py):
-                continue
-            gap = footprint_distance(s, i, ms, mx + px, my + py, ts, ex, ey)
-            if 0 < gap <= reach:
-                closest = moved
-    if closest < MIN_CHARGE:
-        return 0
-    cm = _table_row(t, s, i, m)
-    n = 0
-    for py in range(y_lo - r_hi - reach, y_hi - r_lo + reach + 1):
-        for px in range(x_lo - o_hi - reach, x_hi - o_lo + reach + 1):
-            if cell_distance(s, i, 0, 0, px, py) != closest:
-                continue
-            if not on_board(s, i, mx + px, my + py):
-                continue
-            gap = footprint_distance(s, i, ms, mx + px, my + py, ts, ex, ey)
-            if not 0 < gap <= reach or not _route_clear(t, s, i, m, cm, px, py):
-                continue
-            if n < out.shape[0]:
-                out[n, 0] = px
-                out[n, 1] = py
-            n += 1
-            if first_only:
-                return n
-    return n
+            if on_board(s, i, s.x[i, m] + px, s.y[i, m] + py) and _in_reach(
+                s, i, m, e, reach, px, py
+            ):
+                best = moved
+    return best if best >= MIN_CHARGE else -1
 
 
-@njit(cache=True)
+@helper
+def _passes(t, s, i, m, e, cm, distance, reach, px, py):
+    """Candidate ``p`` (relative to ``m``'s anchor) is a destination at ``distance``."""
+    return (
+        cell_distance(s, i, 0, 0, px, py) == distance
+        and on_board(s, i, s.x[i, m] + px, s.y[i, m] + py)
+        and _in_reach(s, i, m, e, reach, px, py)
+        and _route_clear(t, s, i, m, cm, px, py)
+    )
+
+
+@kernel
 def can_charge(t, s, i, m, e):
     """``bool(rules.charge_destinations(battle, m, e))``: ``m`` may charge ``e`` from
     where it stands (the lane alone: whether a full-round action is left is the scan's)."""
-    return _destinations(t, s, i, m, e, np.empty((0, 2), dtype=np.int32), True) > 0
+    distance = closest(s, i, m, e)
+    if distance < 0:
+        return False
+    cm = _table_row(t, s, i, m)
+    reach = melee_reach(s, i, m) // FEET
+    x0, x1, y0, y1 = _box(s, i, m, e, reach)
+    for py in range(y0, y1 + 1):
+        for px in range(x0, x1 + 1):
+            if _passes(t, s, i, m, e, cm, distance, reach, px, py):
+                return True
+    return False
 
 
-@njit(cache=True)
+@helper
 def _prefers(t, s, i, m, e, cm, ax, ay, bx, by):
     """Whether candidate ``a`` comes before candidate ``b`` (offsets from ``m``'s anchor)
     among equally close ones: ``maneuvers._preference``, then north to south, west to
@@ -250,51 +253,64 @@ def _prefers(t, s, i, m, e, cm, ax, ay, bx, by):
     return ax < bx
 
 
-@njit(cache=True)
+@kernel
 def charge_destinations(t, s, i, m, e, out):
     """``rules.charge_destinations(battle, m, e)``: the spaces a charge may end in, best
-    first, as absolute anchors in ``out`` (``(n, 2)``: room for ``t.charge_bend.shape[2]``
-    rows holds them all); returns how many."""
-    n = _destinations(t, s, i, m, e, out, False)
-    if n > out.shape[0]:
-        raise ValueError("out has no room for every destination")
-    if n > 1:
-        cm = t.charge_shape[s.shape[i, m]]
-        for a in range(1, n):  # insertion sort by preference (n is small)
-            ax = out[a, 0]
-            ay = out[a, 1]
-            b = a - 1
-            while b >= 0 and _prefers(t, s, i, m, e, cm, ax, ay, out[b, 0], out[b, 1]):
-                out[b + 1, 0] = out[b, 0]
-                out[b + 1, 1] = out[b, 1]
+    first, as absolute anchors in ``out`` (``(n, 2)``; ``t.charge_bend.shape[2]`` rows
+    hold them all); returns how many."""
+    distance = closest(s, i, m, e)
+    if distance < 0:
+        return 0
+    cm = _table_row(t, s, i, m)
+    reach = melee_reach(s, i, m) // FEET
+    x0, x1, y0, y1 = _box(s, i, m, e, reach)
+    n = 0
+    for py in range(y0, y1 + 1):
+        for px in range(x0, x1 + 1):
+            if not _passes(t, s, i, m, e, cm, distance, reach, px, py):
+                continue
+            if n >= out.shape[0]:
+                raise ValueError("out has no room for every destination")
+            b = n  # insertion by preference (there are few)
+            while b > 0 and _prefers(t, s, i, m, e, cm, px, py, out[b - 1, 0], out[b - 1, 1]):
+                out[b, 0] = out[b - 1, 0]
+                out[b, 1] = out[b - 1, 1]
                 b -= 1
-            out[b + 1, 0] = ax
-            out[b + 1, 1] = ay
+            out[b, 0] = px
+            out[b, 1] = py
+            n += 1
     for a in range(n):
         out[a, 0] += s.x[i, m]
         out[a, 1] += s.y[i, m]
     return n
 
 
-@njit(cache=True)
+@kernel
 def first_destination(t, s, i, m, e):
     """``rules.charge_destinations(battle, m, e)[0]``: where ``engine._apply_charge``
     takes the charger, as an absolute ``(x, y)``; raises when there is none."""
-    out = np.empty((max(t.charge_bend.shape[2], 1), 2), dtype=np.int32)
-    n = _destinations(t, s, i, m, e, out, False)
-    if n == 0:
+    distance = closest(s, i, m, e)
+    if distance < 0:
         raise ValueError("no charge destination")
-    if n > out.shape[0]:
-        raise ValueError("more destinations than the charge tables allow")
-    cm = t.charge_shape[s.shape[i, m]]
-    best = 0
-    for a in range(1, n):
-        if _prefers(t, s, i, m, e, cm, out[a, 0], out[a, 1], out[best, 0], out[best, 1]):
-            best = a
-    return s.x[i, m] + out[best, 0], s.y[i, m] + out[best, 1]
+    cm = _table_row(t, s, i, m)
+    reach = melee_reach(s, i, m) // FEET
+    x0, x1, y0, y1 = _box(s, i, m, e, reach)
+    found = False
+    bx = by = 0
+    for py in range(y0, y1 + 1):
+        for px in range(x0, x1 + 1):
+            if _passes(t, s, i, m, e, cm, distance, reach, px, py) and (
+                not found or _prefers(t, s, i, m, e, cm, px, py, bx, by)
+            ):
+                found = True
+                bx = px
+                by = py
+    if not found:
+        raise ValueError("no charge destination")
+    return s.x[i, m] + bx, s.y[i, m] + by
 
 
-@njit(cache=True)
+@kernel
 def path_length(t, s, i, m, sx, sy, dx, dy):
     """``len(rules.charge_path(...))`` of a charge from anchor ``(sx, sy)`` to
     ``(dx, dy)``: the positions after the start, the destination included."""
@@ -306,7 +322,7 @@ def path_length(t, s, i, m, sx, sy, dx, dy):
     return t.charge_n_line[oy + span, ox + span]
 
 
-@njit(cache=True)
+@kernel
 def path_square(t, s, i, m, sx, sy, dx, dy, p):
     """``rules.charge_path(...)[p]``: the ``p``-th anchor position after the start of a
     charge from ``(sx, sy)`` to ``(dx, dy)`` (square grid: rounded half toward the start;
@@ -316,7 +332,7 @@ def path_square(t, s, i, m, sx, sy, dx, dy, p):
     return sx + row[0], sy + row[1]
 
 
-@njit(cache=True)
+@kernel
 def may_withdraw_from(s, i, m, e):
     """``rules.may_withdraw_from(battle, m, e)`` (EP-WDR-01): ``e`` is a living enemy that
     threatens ``m``."""
@@ -325,7 +341,7 @@ def may_withdraw_from(s, i, m, e):
     return threatens_creature(s, i, e, m)
 
 
-@njit(cache=True)
+@kernel
 def withdraw_step_allowed(s, i, m, e, x, y):
     """``rules.withdraw_step_allowed(battle, m, e, (x, y))`` (EP-WDR-01): ``m`` anchored at
     ``(x, y)`` is further from ``e``'s space than it is now."""

@@ -21,16 +21,64 @@ Kernels take the tables ``t`` (:class:`~facing_env.fast.tables.Tables`), the sta
 and the battle row ``i``; creatures are slots, attacks indices into a creature's
 attacks. ``tests/test_fast_scan.py`` compares each with the reference on random states of
 every scenario. ``NUMBA_DISABLE_JIT=1`` runs them as plain Python.
+
+Speed: the kernels of this module, :mod:`~facing_env.fast.charge` and
+:mod:`~facing_env.fast.scan` are compiled without numba's reference counting
+(:data:`kernel`, ``_nrt=False``; they allocate nothing). With it, every call of a
+function that takes the State (a tuple of about a hundred arrays) and that LLVM does not
+inline increments and decrements the count of every array of the tuple, about 1.5 us a
+call. They call the board primitives of :mod:`~facing_env.fast.geo` through copies
+compiled the same way (:func:`lean_copies`: the same source, calls among them kept
+among the copies). The functions decorated :data:`helper` (and those copies) have no
+Python entry point, which saves a second or two of compilation each: call them from
+kernels only (from Python they crash the interpreter; ``NUMBA_DISABLE_JIT=1`` runs them).
+numba's cache tracks a kernel's own file only: after an edit of ``geo.py``, clear the
+``__pycache__`` of this package.
 """
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 from numba import njit
+from numba.core.registry import CPUDispatcher
 
-from facing_env.fast.geo import alive, area_code, cell_distance, footprint_distance, has_facing
+from facing_env.fast import geo
 from facing_env.fast.state import SHAPE_CELLS, SHAPE_OFFSETS
 from facing_env.tables import FEATS, FEET_PER_SQUARE
+
+kernel = njit(cache=True, _nrt=False)
+"""The decorator of these kernels: numba without reference counting (no allocation)."""
+helper = njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+"""The decorator of the kernels called from kernels only: without the wrapper that would
+call them from Python (with a State, a second or two of compilation each)."""
+
+
+def lean_copies(module: types.ModuleType) -> dict[str, object]:
+    """The kernels of ``module`` compiled again without reference counting, by name: the
+    same code over a copy of the module's globals in which every kernel is its copy, so
+    the copies call each other (not cached: numba's cache would not tell them from the
+    originals; a cached kernel that calls them holds their code)."""
+    space = dict(vars(module))
+    names = [n for n, f in space.items() if isinstance(f, CPUDispatcher)]
+    for name in names:
+        py = space[name].py_func
+        copy = types.FunctionType(py.__code__, space, py.__name__, py.__defaults__)
+        copy.__qualname__, copy.__doc__ = py.__qualname__, py.__doc__
+        space[name] = njit(_nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)(copy)
+    return {name: space[name] for name in names}
+
+
+_GEO = lean_copies(geo)
+alive = _GEO.get("alive", geo.alive)
+area_code = _GEO.get("area_code", geo.area_code)
+cell_distance = _GEO.get("cell_distance", geo.cell_distance)
+creature_distance = _GEO.get("creature_distance", geo.creature_distance)
+footprint_distance = _GEO.get("footprint_distance", geo.footprint_distance)
+has_facing = _GEO.get("has_facing", geo.has_facing)
+steps_over = _GEO.get("steps_over", geo.steps_over)
+terrain_at = _GEO.get("terrain_at", geo.terrain_at)
 
 FEET = FEET_PER_SQUARE
 COMBAT_REFLEXES = np.int32(1 << FEATS.index("Combat Reflexes"))
@@ -47,7 +95,7 @@ _OFFSETS = SHAPE_OFFSETS
 _CELLS = SHAPE_CELLS
 
 
-@njit(cache=True)
+@kernel
 def melee_reach(s, i, k):
     """``rules.opportunity.melee_reach``: the longest reach in feet of ``k``'s melee
     attacks (0 if none)."""
@@ -58,16 +106,16 @@ def melee_reach(s, i, k):
     return reach
 
 
-@njit(cache=True)
+@helper
 def has_melee(s, i, k):
     """Whether ``k`` has a melee attack."""
-    for a in range(s.n_attacks[i, k]):  # noqa: SIM110 (no generators in nopython code)
+    for a in range(s.n_attacks[i, k]):
         if not s.attack_ranged[i, k, a]:
             return True
     return False
 
 
-@njit(cache=True)
+@kernel
 def can_make_aoo(s, i, k):
     """``rules.can_make_attacks_of_opportunity``: alive, threatens, has a melee attack and
     is not flat-footed (unless it has Combat Reflexes, SRD-FF-01)."""
@@ -76,7 +124,7 @@ def can_make_aoo(s, i, k):
     return not s.flat_footed[i, k] or (s.feats[i, k] & COMBAT_REFLEXES) != 0
 
 
-@njit(cache=True)
+@helper
 def within(s, i, k, radius, x, y):
     """``rules.opportunity.cells_within`` (in squares): whether cell ``(x, y)`` is at most
     ``radius`` cells from a square of ``k``'s space (its own squares included)."""
@@ -91,14 +139,14 @@ def within(s, i, k, radius, x, y):
     return False
 
 
-@njit(cache=True)
+@kernel
 def reach_covers(s, i, k, x, y):
     """Whether cell ``(x, y)`` lies within ``k``'s melee reach or its own space, whatever
     its state: ``cells_within(battle, k, melee_reach(k))``."""
     return within(s, i, k, melee_reach(s, i, k) // FEET, x, y)
 
 
-@njit(cache=True)
+@kernel
 def reach_covers_creature(s, i, k, o):
     """Whether ``k``'s melee reach covers a square of ``o``'s space (the observation's
     ``_pair_geometry``)."""
@@ -112,20 +160,20 @@ def reach_covers_creature(s, i, k, o):
     return False
 
 
-@njit(cache=True)
+@kernel
 def threatens_cell(s, i, k, x, y):
     """``(x, y) in rules.threatened_cells(battle, k)`` (EP-THR-01): what the observation's
     threat channels, the attacks of opportunity and withdrawals read."""
     return can_make_aoo(s, i, k) and reach_covers(s, i, k, x, y)
 
 
-@njit(cache=True)
+@kernel
 def threatens_creature(s, i, k, o):
     """``rules.threatens(battle, k, o)``: ``k`` threatens a square of ``o``'s space."""
     return can_make_aoo(s, i, k) and reach_covers_creature(s, i, k, o)
 
 
-@njit(cache=True)
+@helper
 def attack_feet(s, i, k, attack):
     """An attack's reach (melee) or range (ranged) in feet."""
     if s.attack_ranged[i, k, attack]:
@@ -133,7 +181,7 @@ def attack_feet(s, i, k, attack):
     return s.attack_reach[i, k, attack]
 
 
-@njit(cache=True)
+@kernel
 def within_reach(s, i, attacker, target, attack):
     """``rules.opportunity.within_reach``: the attack's reach or range covers the
     target's space."""
@@ -156,7 +204,7 @@ def within_reach(s, i, attacker, target, attack):
     )
 
 
-@njit(cache=True)
+@kernel
 def slot_reaches(t, s, i, attacker, target, attack):
     """``engine.slot_reaches``: the attack can hit the target from here (reach or range;
     an attack with ``zones`` only into those areas of a facing attacker, UA-MON-01,
@@ -186,7 +234,7 @@ def slot_reaches(t, s, i, attacker, target, attack):
     return False
 
 
-@njit(cache=True)
+@kernel
 def melee_slot(t, s, i, attacker, target):
     """``engine._melee_slot``: the first melee attack of ``attacker`` that reaches
     ``target`` (penalty 0), -1 if none."""
@@ -196,7 +244,7 @@ def melee_slot(t, s, i, attacker, target):
     return -1
 
 
-@njit(cache=True)
+@helper
 def attack_slots(s, i):
     """``engine._attack_slots`` of the acting creature: :data:`CLEAVE_SLOT` (only the
     Cleave attack), :data:`REMAINING_SLOTS` (the attacks left) or :data:`NO_SLOTS`."""
@@ -211,14 +259,14 @@ def attack_slots(s, i):
     return NO_SLOTS
 
 
-@njit(cache=True)
+@kernel
 def has_attack_slots(s, i):
     """``engine._attack_slots(battle)[0]`` is not empty."""
     mode = attack_slots(s, i)
     return mode == CLEAVE_SLOT or (mode == REMAINING_SLOTS and s.n_remaining[i] > 0)
 
 
-@njit(cache=True)
+@kernel
 def usable_slot(t, s, i, target):
     """``engine._usable_slot`` of the acting creature against ``target``: the first of its
     attack slots that reaches, as ``(attack, penalty, position in remaining)``; the
@@ -237,7 +285,7 @@ def usable_slot(t, s, i, target):
     return -1, 0, -1
 
 
-@njit(cache=True)
+@kernel
 def can_attack(t, s, i, target):
     """The acting creature may attack ``target`` (``engine._check_attack`` finds nothing
     wrong): a living enemy that one of its attack slots reaches."""
