@@ -13,10 +13,10 @@ lane are on the board (hex; the space of a multi-square mover), no square of its
 blocked, its lane crosses only open or hazardous ground and no other living creature is
 on either. What comes from angles and lines is read from the tables
 (:func:`facing_env.fast.tables.charge_tables`, filled by ``tables_of`` for the State's
-footprints, reaches and speeds): the order among equally close destinations
+footprints and reaches): the order among equally close destinations
 (``maneuvers._preference``), the squares of a charge's path and lane
 (``maneuvers._route``) and the positions of its path (``maneuvers._line``). A creature
-whose reach or allowance the tables do not cover raises ``ValueError`` (build the tables
+whose footprint or reach the tables do not cover raises ``ValueError`` (build the tables
 with ``tables_of`` for that State).
 
 Kernels take ``(t, s, i, ...)``; ``tests/test_fast_scan.py`` compares them with the

@@ -47,7 +47,7 @@ class Tables(NamedTuple):
     step_front: np.ndarray  # (F, D) bool: a step in direction d enters the front (IC-06)
     area: np.ndarray  # (S, F, 2R+1, 2R+1) int8: area code of an offset (AreaTable.lookup)
     side: np.ndarray  # (S, F, 2R+1, 2R+1) int8: side code of an offset (IC-16)
-    # -- charges (EP-CHG-01), for the footprints, reaches and speeds of one State: filled
+    # -- charges (EP-CHG-01), for the footprints and reaches of one State: filled
     # by tables_of (charge_tables); tables_for leaves them empty (no shape tabulated)
     charge_shape: np.ndarray  # (S,) int32: a footprint's row in the charge tables, -1: none
     charge_reach: np.ndarray  # (C,) int32: the largest melee reach tabulated (squares)
@@ -159,8 +159,7 @@ def tables_of(state: State) -> Tables:
     """The tables for the battles of ``state`` (one grid kind and rule set, as in one
     scenario): every footprint of the grid kind on boards up to 32 cells a side, only the
     footprints present on larger ones (whose tables grow with the board's area); with the
-    charge tables of its creatures' footprints, reaches and speeds
-    (:func:`charge_tables`)."""
+    charge tables of its creatures' footprints and reaches (:func:`charge_tables`)."""
     kinds, rulesets = set(state.kind.tolist()), set(state.ruleset.tolist())
     if len(kinds) != 1 or len(rulesets) != 1:
         raise ValueError("the battles of one State must share a grid kind and a rule set")
@@ -179,19 +178,17 @@ _MOST_OFFSET = max(abs(v) for s in SHAPES for o in s.offsets for v in o)
 _UNIFORM = "uniform"
 
 
-def charge_profile(state: State) -> tuple[tuple[int, int, int], ...]:
-    """``(footprint row, largest melee reach in squares, largest charge allowance in
-    squares)`` per footprint of the present creatures of ``state``, by footprint row."""
-    most: dict[int, tuple[int, int]] = {}
+def charge_profile(state: State) -> tuple[tuple[int, int], ...]:
+    """``(footprint row, largest melee reach in squares)`` per footprint of the present
+    creatures of ``state``, by footprint row."""
+    most: dict[int, int] = {}
     for i, k in zip(*np.nonzero(state.present), strict=True):
         n = state.n_attacks[i, k]
         melee = ~state.attack_ranged[i, k, :n]
         reach = int(state.attack_reach[i, k, :n][melee].max(initial=0)) // FEET_PER_SQUARE
-        allowance = int(state.speed[i, k]) // FEET_PER_SQUARE  # movement_allowance "charge"
         row = int(state.shape[i, k])
-        r, a = most.get(row, (0, 0))
-        most[row] = (max(r, reach), max(a, allowance))
-    return tuple((row, r, a) for row, (r, a) in sorted(most.items()))
+        most[row] = max(most.get(row, 0), reach)
+    return tuple(sorted(most.items()))
 
 
 _NO_CHARGES = {
@@ -217,7 +214,7 @@ def _yx(cell: tuple[int, int]) -> tuple[int, int]:
 
 @cache
 def charge_tables(
-    kind: GridKind | int, radius: int, profile: tuple[tuple[int, int, int], ...]
+    kind: GridKind | int, radius: int, profile: tuple[tuple[int, int], ...]
 ) -> dict[str, np.ndarray]:
     """The charge fields of :class:`Tables` for a :func:`charge_profile`, built by the
     reference (:mod:`facing_env.rules.maneuvers`), anchors up to ``radius`` apart.
@@ -229,21 +226,21 @@ def charge_tables(
     and the target's anchor ``p + q``, at ``charge_ring[mover, target, q]``) and the
     squares of the path and of the lane of a charge to ``p`` (``maneuvers._route``).
     Offsets ``q`` go up to the footprint's largest melee reach (``charge_reach``) under
-    either diagonal rule, anchors ``p`` up to its largest charge allowance, at most
-    ``radius`` (``charge_span``). ``charge_line`` holds the anchor positions of
-    ``maneuvers.charge_path`` from ``(0, 0)`` to ``p`` (up to the largest span)."""
+    either diagonal rule, anchors ``p`` up to ``radius`` (``charge_span``: any speed; two
+    anchors on the board are no further apart). ``charge_line`` holds the anchor
+    positions of ``maneuvers.charge_path`` from ``(0, 0)`` to ``p``."""
     from facing_env.rules.maneuvers import _line, _preference, _route
 
     if isinstance(kind, (int, np.integer)):
         kind = _kind_ruleset(kind, 0)[0]
     kind = GridKind(kind)
     n = len(profile)
-    shapes = [SHAPES[row] for row, _, _ in profile]
+    shapes = [SHAPES[row] for row, _ in profile]
     index = np.full(len(SHAPES), -1, dtype=np.int32)
-    for c, (row, _, _) in enumerate(profile):
+    for c, (row, _) in enumerate(profile):
         index[row] = c
-    reach = np.array([r for _, r, _ in profile], dtype=np.int32)
-    span = np.array([min(a, radius) for _, _, a in profile], dtype=np.int32)
+    reach = np.array([r for _, r in profile], dtype=np.int32)
+    span = np.full(n, radius, dtype=np.int32)
     rings: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for cm, m in enumerate(shapes):
         extent = int(reach[cm]) + 2 * _MOST_OFFSET + 1
