@@ -11,15 +11,17 @@ Public API (docs/design.md)::
 The rule queries live in :mod:`facing_env.rules`; the rules engine imports neither
 gymnasium nor pettingzoo, and importing this package never imports torch.
 ``compiled_modules()`` lists the modules running from the optional Cython build
-(:mod:`facing_env._accel`).
+(:mod:`facing_env._accel`); the numba kernels are cached per version of the sources
+(:mod:`facing_env._jit_cache`).
 """
 
 # ruff: noqa: E402  (the build is chosen before the first compiled module is imported)
 from __future__ import annotations
 
-from facing_env import _accel
+from facing_env import _accel, _jit_cache
 
 _accel.activate()
+_jit_cache.activate()  # before any numba kernel is decorated
 
 from facing_env._accel import compiled_modules
 from facing_env.battle import Attack, Battle, Creature, Shield
