@@ -21,6 +21,7 @@ import numpy as np
 
 from facing_env import engine, geometry
 from facing_env.fast.state import AREA_CODES, SHAPES, State
+from facing_env.geometry import Shape
 from facing_env.rules.movement import _step_area, step_geometry
 from facing_env.tables import FEET_PER_SQUARE
 from facing_env.types import Area, GridKind, Ruleset, Side
@@ -47,6 +48,7 @@ class Tables(NamedTuple):
     step_front: np.ndarray  # (F, D) bool: a step in direction d enters the front (IC-06)
     area: np.ndarray  # (S, F, 2R+1, 2R+1) int8: area code of an offset (AreaTable.lookup)
     side: np.ndarray  # (S, F, 2R+1, 2R+1) int8: side code of an offset (IC-16)
+    facing_to: np.ndarray  # (S, F, S, 2R+1, 2R+1) int8: engine.toward_creature by offset
     # -- charges (EP-CHG-01), for the footprints and reaches of one State: filled
     # by tables_of (charge_tables); tables_for leaves them empty (no shape tabulated)
     charge_shape: np.ndarray  # (S,) int32: a footprint's row in the charge tables, -1: none
@@ -61,6 +63,28 @@ class Tables(NamedTuple):
     route_n_lane: np.ndarray  # (C, 2P+1, 2P+1) int32
     charge_line: np.ndarray  # (2P+1, 2P+1, L, 2) int32: maneuvers.charge_path's positions
     charge_n_line: np.ndarray  # (2P+1, 2P+1) int32
+
+
+def _fill_facing_to(
+    out: np.ndarray, kind: GridKind, ruleset: Ruleset, a: Shape, b: Shape, radius: int
+) -> None:
+    """``out[a, f, b, dy + R, dx + R]``: :func:`engine.toward_creature` of a creature of
+    footprint ``a`` facing ``f`` toward one of footprint ``b`` anchored ``(dx, dy)`` away.
+    The angle is taken between the two centres as the engine takes it (from anchors
+    ``(0, 0)`` and ``(dx, dy)``; on hex grids a centre is a rounded product, so another
+    anchor pair can differ in the last bit of the angle, which the engine's rounding of
+    the gap to 6 places absorbs: the apply kernel's tests check it on every scenario)."""
+    ia, ib = SHAPES.index(a), SHAPES.index(b)
+    n_facings = out.shape[1]
+    ax, ay = a.centre_at((0, 0))
+    for dy in range(-radius, radius + 1):
+        for dx in range(-radius, radius + 1):
+            bx, by = b.centre_at((dx, dy))
+            angle = geometry.vector_angle(bx - ax, by - ay)
+            for f in range(n_facings):
+                out[ia, f, ib, dy + radius, dx + radius] = engine._closest_facing_cached(
+                    kind, ruleset, a, f, angle
+                )
 
 
 def _kind_ruleset(kind: GridKind | int, ruleset: Ruleset | int) -> tuple[GridKind, Ruleset]:
@@ -137,6 +161,10 @@ def tables_for(
                     cell = table.lookup((dx, dy))
                     area[index[s], f, dy + radius, dx + radius] = AREA_CODES.index(cell.area)
                     side[index[s], f, dy + radius, dx + radius] = SIDE_CODES.index(cell.side)
+    facing_to = np.zeros((n_shapes, n_facings, n_shapes, width, width), dtype=np.int8)
+    for a in wanted:
+        for b in wanted:
+            _fill_facing_to(facing_to, kind, ruleset, a, b, radius)
     return Tables(
         kind is GridKind.SQUARE,
         radius,
@@ -151,23 +179,22 @@ def tables_for(
         step_front,
         area,
         side,
+        facing_to,
         **_NO_CHARGES,
     )
 
 
 def tables_of(state: State) -> Tables:
     """The tables for the battles of ``state`` (one grid kind and rule set, as in one
-    scenario): every footprint of the grid kind on boards up to 32 cells a side, only the
-    footprints present on larger ones (whose tables grow with the board's area); with the
-    charge tables of its creatures' footprints and reaches (:func:`charge_tables`)."""
+    scenario), filled for the footprints present (the tables grow with the board's area
+    and with the pairs of footprints), with the charge tables of its creatures'
+    footprints and reaches (:func:`charge_tables`)."""
     kinds, rulesets = set(state.kind.tolist()), set(state.ruleset.tolist())
     if len(kinds) != 1 or len(rulesets) != 1:
         raise ValueError("the battles of one State must share a grid kind and a rule set")
     kind, ruleset = _kind_ruleset(kinds.pop(), rulesets.pop())
     height, width = state.terrain.shape[1:]
-    footprints = None
-    if max(height, width) > 32:
-        footprints = tuple(sorted(set(state.shape[state.present].tolist())))
+    footprints = tuple(sorted(set(state.shape[state.present].tolist())))
     base = tables_for(kind, ruleset, radius_for(kind, height, width), footprints)
     return base._replace(**charge_tables(kind, base.radius, charge_profile(state)))
 
