@@ -3,7 +3,8 @@
 ``facing_env.fast.attack.breakdown`` must give what ``rules.attack_breakdown`` gives
 (``total``, ``target_ac``, ``facing``, the two areas, ``sneak_attack``, ``concealment``),
 ``fast.flanking.flanks`` what ``rules.flanking.flanks`` gives and
-``fast.attack.can_ready_against`` what ``rules.can_ready_against`` gives, for every
+``fast.attack.can_ready_against`` what ``rules.can_ready_against`` gives (and the parts:
+``sneak_attack_applies``, ``shield_applies``, ``concealment_miss_chance``), for every
 ordered pair of living creatures, every attack of the attacker and every attack kind, on:
 
 - states of every scenario reached by random masked play and by the scripted agents;
@@ -82,6 +83,14 @@ def _compare(
                 assert fast_flanking.flanks(s, i, ka, kd) == want, where
                 ready = rules.can_ready_against(b, a, d)
                 assert fast_attack.can_ready_against(t, s, i, ka, kd) == ready, where
+                for ranged in (False, True):
+                    sneak = rules.sneak_attack_applies(b, a, d, ranged=ranged)
+                    assert fast_attack.sneak_attack_applies(t, s, i, ka, kd, ranged) == sneak
+                for spell in (False, True):
+                    covers = rules.shield_applies(b, d, a, "shield_spell" if spell else "shield")
+                    assert fast_attack.shield_applies(t, s, i, kd, ka, spell) == covers, where
+                miss = rules.concealment_miss_chance(b, a, d)
+                assert fast_attack.concealment(t, s, i, ka, kd) == miss, where
                 if seen is not None:
                     seen["flanks"] += want
                     seen["cannot_ready"] += not ready

@@ -11,16 +11,25 @@ tables (``geo.area_code``, ``geo.side_code``); every rule number is a constant o
 kernel with the reference on random states of every scenario and on hand-made boards.
 
 Attack kinds are codes over :data:`KIND_CODES` (``facing_env.types.AttackKind``).
+
+Speed (as in :mod:`facing_env.fast.reach`): kernels without reference counting
+(``reach.kernel``; ``reach.helper`` for those called from kernels only, which crash when
+called from Python), the board primitives through ``reach.lean_copies``. Boolean values
+are built with ``if`` chains rather than ``and`` / ``or`` expressions, and a function on
+the common path holds no call of a large kernel that takes the State (such a call,
+taken or not, keeps LLVM from inlining the function, and a call that passes the State
+costs hundreds of nanoseconds): :func:`breakdown` decides standard flanking once and
+:func:`_sneak` leaves it to its caller.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from facing_env.fast import geo
 from facing_env.fast.flanking import cannot_be_flanked, flanks, rogue_beats_immunity
-from facing_env.fast.geo import SIZE_MODIFIER, area_code, cell_distance, has_facing, side_code
-from facing_env.fast.reach import COMBAT_REFLEXES
+from facing_env.fast.geo import SIZE_MODIFIER
+from facing_env.fast.reach import COMBAT_REFLEXES, helper, kernel, lean_copies
 from facing_env.fast.state import AREA_CODES, RULESETS, SHAPE_CELLS, SHAPE_OFFSETS
 from facing_env.fast.tables import SIDE_CODES
 from facing_env.tables import (
@@ -38,6 +47,12 @@ from facing_env.tables import (
 )
 from facing_env.tables import RULESETS as RULE_ROWS
 from facing_env.types import Area, AttackKind, Side
+
+_GEO = lean_copies(geo)
+area_code = _GEO.get("area_code", geo.area_code)
+cell_distance = _GEO.get("cell_distance", geo.cell_distance)
+has_facing = _GEO.get("has_facing", geo.has_facing)
+side_code = _GEO.get("side_code", geo.side_code)
 
 KIND_CODES: tuple[AttackKind, ...] = tuple(AttackKind)
 """Attack kinds as codes (the ``kind`` argument of :func:`breakdown`)."""
@@ -90,15 +105,17 @@ SIDE_AREA = np.array([AREA_CODES.index(RULE_ROWS[r].side_area) for r in RULESETS
 """``[ruleset]``: the ``RulesetRow`` options the attack rules read."""
 
 
-@njit(cache=True)
-def _area(t, s, i, of, x, y):
-    """``rules._common.cell_area``'s area code, or -1 for None (``of`` has no facing)."""
-    if not has_facing(s, i, of):
+@helper
+def _area(t, s, i, of, facing, x, y):
+    """``rules._common.cell_area``'s area code, or -1 for None: ``geo.area_code`` with its
+    facing test done by the caller (``facing``: ``geo.has_facing(s, i, of)``)."""
+    if not facing:
         return -1
-    return area_code(t, s, i, of, x, y)
+    r = t.radius
+    return t.area[s.shape[i, of], s.facing[i, of], y - s.y[i, of] + r, x - s.x[i, of] + r]
 
 
-@njit(cache=True)
+@kernel
 def own_penalty(s, i, a, own, kind, attack):
     """``rules.attacks._own_penalty``: the penalty for attacking into one's own flank or
     rear (UA-ATK-02); ``own`` the defender's square's area code for the attacker (-1:
@@ -115,19 +132,23 @@ def own_penalty(s, i, a, own, kind, attack):
     return OWN_PENALTY[own]
 
 
-@njit(cache=True)
+@helper
 def positional(s, i, a, d, own, opp, kind, attack, ranged, immune, flank):
     """``rules.attacks._positional_terms`` summed (the facing part of the roll) for one
     placement; ``immune`` is ``cannot_be_flanked(d)``, ``flank`` whether ``a`` flanks
     ``d`` (read only under standard flanking)."""
     r = s.ruleset[i]
     if FACING_PENALTIES[r]:  # ua35
-        bonus = 0 if opp < 0 or immune else OPPONENT_BONUS[r, opp]
+        bonus = 0
+        if opp >= 0 and not immune:
+            bonus = OPPONENT_BONUS[r, opp]
         return own_penalty(s, i, a, own, kind, attack) + bonus
     if AUTO_TURN[r]:  # side_rear: the flanked condition (SR-07..SR-13, IC-10)
         if opp < 0 or immune or ranged:
             return 0
-        area = CHIEFTAIN_SHIFT[opp] if s.improved_chieftain[i, a] else opp
+        area = opp
+        if s.improved_chieftain[i, a]:
+            area = CHIEFTAIN_SHIFT[opp]
         pack = 0
         if area == REAR:
             pack = s.pack_fighter_bonus[i, a]
@@ -139,12 +160,14 @@ def positional(s, i, a, d, own, opp, kind, attack, ranged, immune, flank):
     return 0
 
 
-@njit(cache=True)
+@helper
 def _feet(s, i, a, attack, ranged):
-    return s.attack_range[i, a, attack] if ranged else s.attack_reach[i, a, attack]
+    if ranged:
+        return s.attack_range[i, a, attack]
+    return s.attack_reach[i, a, attack]
 
 
-@njit(cache=True)
+@helper
 def _any_within(s, i, a, d, feet):
     """Whether some pair of squares of ``a`` and ``d`` lies within ``feet``."""
     sa = s.shape[i, a]
@@ -160,7 +183,7 @@ def _any_within(s, i, a, d, feet):
     return False
 
 
-@njit(cache=True)
+@kernel
 def best(t, s, i, a, d, kind, attack, ranged, flank):
     """``rules.attacks._best`` over ``_placements``: the placement (attacker square,
     defender square) with the highest facing total, the first on a tie, among those
@@ -168,7 +191,11 @@ def best(t, s, i, a, d, kind, attack, ranged, flank):
     Returns ``(facing, own area code, defender area code)``, -1 for no facing."""
     immune = cannot_be_flanked(s, i, d)
     feet = _feet(s, i, a, attack, ranged)
-    every = ranged or not _any_within(s, i, a, d, feet)
+    every = True
+    if not ranged:
+        every = not _any_within(s, i, a, d, feet)
+    a_facing = has_facing(s, i, a)
+    d_facing = has_facing(s, i, d)
     sa = s.shape[i, a]
     sd = s.shape[i, d]
     found = False
@@ -181,8 +208,8 @@ def best(t, s, i, a, d, kind, attack, ranged, flank):
             dy = s.y[i, d] + SHAPE_OFFSETS[sd, q, 1]
             if not every and cell_distance(s, i, ax, ay, dx, dy) * FEET_PER_SQUARE > feet:
                 continue
-            own = _area(t, s, i, a, dx, dy)
-            opp = _area(t, s, i, d, ax, ay)
+            own = _area(t, s, i, a, a_facing, dx, dy)
+            opp = _area(t, s, i, d, d_facing, ax, ay)
             total = positional(s, i, a, d, own, opp, kind, attack, ranged, immune, flank)
             if not found or total > best_total:
                 found = True
@@ -190,7 +217,7 @@ def best(t, s, i, a, d, kind, attack, ranged, flank):
     return best_total, best_own, best_opp
 
 
-@njit(cache=True)
+@helper
 def first_melee(s, i, a):
     """The index of ``a``'s first melee attack, -1 when it has none."""
     for x in range(s.n_attacks[i, a]):
@@ -199,36 +226,44 @@ def first_melee(s, i, a):
     return -1
 
 
-@njit(cache=True)
+@helper
 def has_sneak_attack(s, i, a):
     """``Creature.sneak_attack is not None`` (a sneak attack of "0" reads as none)."""
-    dice = s.sneak_attack[i, a]
-    return dice[0] != 0 or dice[1] != 0 or dice[2] != 0
-
-
-@njit(cache=True)
-def sneak_attack_applies(t, s, i, a, d, ranged, flank):
-    """``rules.attacks.sneak_attack_applies``: flat-footed defenders (UA-SNK-01, -03, not
-    with uncanny dodge); otherwise melee only: while flanking (standard), from the rear
-    area (ua35, side_rear; SR-12's shift for an improved chieftain under side_rear).
-    ``flank``: whether ``a`` flanks ``d`` (1, 0), -1 to compute it when needed."""
-    if not has_sneak_attack(s, i, a) or s.immune_to_sneak_attack[i, d]:
-        return False
-    if s.flat_footed[i, d] and not s.uncanny_dodge[i, d]:
+    if s.sneak_attack[i, a, 0] != 0 or s.sneak_attack[i, a, 1] != 0:
         return True
+    return s.sneak_attack[i, a, 2] != 0
+
+
+FLANKING_DECIDES = -1
+""":func:`_sneak`: the answer is whether the attacker flanks (standard)."""
+
+
+@helper
+def _sneak(t, s, i, a, d, ranged):
+    """:func:`sneak_attack_applies` up to standard flanking: 1 or 0, or
+    :data:`FLANKING_DECIDES` (the call of ``flanks`` is left to the caller, which may know
+    it: a function that calls it is too large for LLVM to inline, and a call that passes
+    the State costs as much as the rest)."""
+    if not has_sneak_attack(s, i, a) or s.immune_to_sneak_attack[i, d]:
+        return 0
+    if s.flat_footed[i, d] and not s.uncanny_dodge[i, d]:
+        return 1
     if ranged:
-        return False
+        return 0
     r = s.ruleset[i]
     if STANDARD[r]:
-        return flanks(s, i, a, d) if flank < 0 else flank == 1
+        return FLANKING_DECIDES
     if not REAR_SNEAK[r] or not rogue_beats_immunity(s, i, a, d):
-        return False
+        return 0
     melee = first_melee(s, i, a)
     if melee < 0:
-        return False
+        return 0
     feet = s.attack_reach[i, a, melee]
     every = not _any_within(s, i, a, d, feet)
-    shift = s.improved_chieftain[i, a] and AUTO_TURN[r]
+    shift = False
+    if AUTO_TURN[r]:
+        shift = s.improved_chieftain[i, a]
+    d_facing = has_facing(s, i, d)
     sa = s.shape[i, a]
     sd = s.shape[i, d]
     for p in range(SHAPE_CELLS[sa]):
@@ -240,17 +275,28 @@ def sneak_attack_applies(t, s, i, a, d, ranged, flank):
                 dy = s.y[i, d] + SHAPE_OFFSETS[sd, q, 1]
                 if cell_distance(s, i, ax, ay, dx, dy) * FEET_PER_SQUARE > feet:
                     continue
-            opp = _area(t, s, i, d, ax, ay)
+            opp = _area(t, s, i, d, d_facing, ax, ay)
             if opp < 0:
                 continue
             if shift:
                 opp = CHIEFTAIN_SHIFT[opp]
             if opp == REAR:
-                return True
-    return False
+                return 1
+    return 0
 
 
-@njit(cache=True)
+@kernel
+def sneak_attack_applies(t, s, i, a, d, ranged):
+    """``rules.attacks.sneak_attack_applies``: flat-footed defenders (UA-SNK-01, -03, not
+    with uncanny dodge); otherwise melee only: while flanking (standard), from the rear
+    area (ua35, side_rear; SR-12's shift for an improved chieftain under side_rear)."""
+    found = _sneak(t, s, i, a, d, ranged)
+    if found == FLANKING_DECIDES:
+        return flanks(s, i, a, d)
+    return found == 1
+
+
+@kernel
 def shield_applies(t, s, i, d, a, spell):
     """``rules.attacks.shield_applies``: whether ``d``'s shield (``spell`` false) or shield
     spell (true) counts against ``a``: every square of ``a`` in ``d``'s front, or (the
@@ -261,12 +307,13 @@ def shield_applies(t, s, i, d, a, spell):
     elif s.shield_side[i, d] == 0:
         return False
     arm = SHIELD_SIDE_CODES[s.shield_side[i, d]]
+    d_facing = has_facing(s, i, d)
     side_area = SIDE_AREA[s.ruleset[i]]
     shape = s.shape[i, a]
     for p in range(SHAPE_CELLS[shape]):
         x = s.x[i, a] + SHAPE_OFFSETS[shape, p, 0]
         y = s.y[i, a] + SHAPE_OFFSETS[shape, p, 1]
-        where = _area(t, s, i, d, x, y)
+        where = _area(t, s, i, d, d_facing, x, y)
         if where < 0 or where == FRONT:
             continue
         if not spell and where == side_area and arm >= 0 and side_code(t, s, i, d, x, y) == arm:
@@ -275,7 +322,7 @@ def shield_applies(t, s, i, d, a, spell):
     return True
 
 
-@njit(cache=True)
+@kernel
 def target_ac(t, s, i, a, d, attack):
     """``rules.attacks._ac_terms`` summed: the AC ``attack`` of ``a`` must meet."""
     ac = s.ac[i, d]
@@ -283,7 +330,9 @@ def target_ac(t, s, i, a, d, attack):
         ac += SQUEEZING_AC_PENALTY  # EP-SQZ-01
     if s.charging[i, d]:
         ac += CHARGE_AC_PENALTY
-    shield_bonus = s.shield_bonus[i, d] if s.shield_side[i, d] != 0 else 0
+    shield_bonus = 0
+    if s.shield_side[i, d] != 0:
+        shield_bonus = s.shield_bonus[i, d]
     if s.attack_touch[i, a, attack]:  # SRD-TOUCH-01: no armor, shield or natural armor
         ac += -shield_bonus + s.touch_ac[i, d] - (s.ac[i, d] - shield_bonus)
     else:
@@ -297,7 +346,7 @@ def target_ac(t, s, i, a, d, attack):
     return ac
 
 
-@njit(cache=True)
+@kernel
 def concealment(t, s, i, a, d):
     """``rules.perception.concealment_miss_chance``: 20% when every square of ``d`` lies
     in ``a``'s rear area (SR-11, side_rear), unless ``a`` has all-around vision."""
@@ -314,7 +363,7 @@ def concealment(t, s, i, a, d):
     return CONCEALMENT_MISS_CHANCE
 
 
-@njit(cache=True)
+@kernel
 def can_ready_against(t, s, i, k, mover):
     """``rules.perception.can_ready_against`` (UA-PER-02) for a sight trigger: ``k`` sees
     ``mover`` unless every square of it lies in (or beyond) ``k``'s rear area
@@ -333,7 +382,7 @@ def can_ready_against(t, s, i, k, mover):
     return False
 
 
-@njit(cache=True)
+@kernel
 def breakdown(t, s, i, a, d, attack_index, kind, ranged):
     """``rules.attack_breakdown(battle, a, d, kind=KIND_CODES[kind], attack=<the name of
     attack attack_index>, ranged=ranged)``: ``(total, target_ac, facing, own area code,
@@ -343,22 +392,27 @@ def breakdown(t, s, i, a, d, attack_index, kind, ranged):
     ``concealment``. The attack is the first of that name (``Creature.attack``); it is
     ranged when ``ranged`` is or the attack is."""
     attack = s.attack_first[i, a, attack_index]
-    is_ranged = ranged or s.attack_ranged[i, a, attack]
+    is_ranged = True
+    if not ranged:
+        is_ranged = s.attack_ranged[i, a, attack]
     flank = -1
     if STANDARD[s.ruleset[i]] and not is_ranged:
-        flank = 1 if flanks(s, i, a, d) else 0
+        flank = 0
+        if flanks(s, i, a, d):
+            flank = 1
     facing, own, opp = best(t, s, i, a, d, kind, attack, is_ranged, flank == 1)
     total = s.attack_bonus[i, a, attack] + SIZE_MODIFIER[s.size[i, a]] + facing
     if s.squeezing[i, a]:
         total += SQUEEZING_ATTACK_PENALTY  # EP-SQZ-01
     if kind == CHARGE:
         total += CHARGE_ATTACK_BONUS
-    return (
-        total,
-        target_ac(t, s, i, a, d, attack),
-        facing,
-        NONE if own < 0 else own,
-        NONE if opp < 0 else opp,
-        sneak_attack_applies(t, s, i, a, d, is_ranged, flank),
-        concealment(t, s, i, a, d),
-    )
+    if own < 0:
+        own = NONE
+    if opp < 0:
+        opp = NONE
+    ac = target_ac(t, s, i, a, d, attack)
+    found = _sneak(t, s, i, a, d, is_ranged)
+    sneak = found == 1
+    if found == FLANKING_DECIDES:
+        sneak = flank == 1
+    return total, ac, facing, own, opp, sneak, concealment(t, s, i, a, d)

@@ -9,6 +9,10 @@ defender: the angles are computed as the reference computes them (``math.atan2``
 the degree conversion of ``math.degrees``, which numba calls in the same C library), so
 both engines take the same branch to the last bit. ``tests/test_fast_attack.py``
 compares :func:`flanks` with ``rules.flanking.flanks``.
+
+Compiled as :mod:`facing_env.fast.reach` compiles its kernels (``reach.kernel``,
+``reach.helper``: no reference counting; the board primitives through
+``reach.lean_copies``).
 """
 
 from __future__ import annotations
@@ -16,14 +20,24 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
-from facing_env.fast.geo import alive, covers
-from facing_env.fast.reach import melee_reach, threatens_cell, threatens_creature
+from facing_env.fast import geo
+from facing_env.fast.reach import (
+    helper,
+    kernel,
+    lean_copies,
+    melee_reach,
+    threatens_cell,
+    threatens_creature,
+)
 from facing_env.fast.state import RULESETS, SHAPE_CELLS, SHAPE_CENTROID, SHAPE_OFFSETS
 from facing_env.rules import flanking as _reference
 from facing_env.tables import FEET_PER_SQUARE, IUD_ROGUE_LEVEL_MARGIN, SHARED_SPACE_SIZE_GAP
 from facing_env.tables import RULESETS as RULE_ROWS
+
+_GEO = lean_copies(geo)
+alive = _GEO.get("alive", geo.alive)
+covers = _GEO.get("covers", geo.covers)
 
 EPS = _reference._EPS
 """The line rule's tolerance (``rules.flanking._EPS``)."""
@@ -56,32 +70,37 @@ IMMUNE_ALL_AROUND = _immunity("all_around_vision")
 (``RulesetRow.defender_immunity_fields``, SR-13, UA-FEAT-IUD)."""
 
 
-@njit(cache=True)
+@kernel
 def cannot_be_flanked(s, i, d):
     """``rules._common.cannot_be_flanked``."""
     r = s.ruleset[i]
-    return (
-        (IMMUNE_IUD[r] and s.improved_uncanny_dodge[i, d] >= 0)
-        or (IMMUNE_UNCANNY[r] and s.uncanny_dodge[i, d])
-        or (IMMUNE_ALL_AROUND[r] and s.all_around_vision[i, d])
-    )
+    if IMMUNE_IUD[r] and s.improved_uncanny_dodge[i, d] >= 0:
+        return True
+    if IMMUNE_UNCANNY[r] and s.uncanny_dodge[i, d]:
+        return True
+    if IMMUNE_ALL_AROUND[r]:
+        return s.all_around_vision[i, d]
+    return False
 
 
-@njit(cache=True)
+@kernel
 def rogue_beats_immunity(s, i, a, d):
     """``rules._common.rogue_beats_immunity``: true unless the defender cannot be flanked,
     save by a rogue four levels above its improved uncanny dodge (UA-FEAT-IUD, IC-17)."""
     if not cannot_be_flanked(s, i, d):
         return True
     r = s.ruleset[i]
-    only_iud = not (IMMUNE_UNCANNY[r] and s.uncanny_dodge[i, d]) and not (
-        IMMUNE_ALL_AROUND[r] and s.all_around_vision[i, d]
-    )
+    if IMMUNE_UNCANNY[r] and s.uncanny_dodge[i, d]:
+        return False
+    if IMMUNE_ALL_AROUND[r] and s.all_around_vision[i, d]:
+        return False
     iud = s.improved_uncanny_dodge[i, d]
-    return only_iud and iud >= 0 and s.rogue_level[i, a] >= iud + IUD_ROGUE_LEVEL_MARGIN
+    if iud < 0:
+        return False
+    return s.rogue_level[i, a] >= iud + IUD_ROGUE_LEVEL_MARGIN
 
 
-@njit(cache=True)
+@helper
 def _sides(px, py, x0, y0, x1, y1):
     """``rules.flanking._sides`` as bits."""
     out = 0
@@ -96,7 +115,7 @@ def _sides(px, py, x0, y0, x1, y1):
     return out
 
 
-@njit(cache=True)
+@helper
 def _opposite_bits(bits):
     out = 0
     if bits & WEST:
@@ -110,12 +129,12 @@ def _opposite_bits(bits):
     return out
 
 
-@njit(cache=True)
+@helper
 def _count(bits):
     return (bits & 1) + ((bits >> 1) & 1) + ((bits >> 2) & 1) + ((bits >> 3) & 1)
 
 
-@njit(cache=True)
+@kernel
 def line_flanks(px, py, qx, qy, x0, y0, x1, y1):
     """``rules.flanking.line_flanks``: segment pq passes through opposite sides or opposite
     corners of the box ``(x0, y0, x1, y1)`` (Liang-Barsky, ``rules.flanking._clip``)."""
@@ -155,25 +174,25 @@ def line_flanks(px, py, qx, qy, x0, y0, x1, y1):
     return False  # corner squares only flank with opposite corners (EP-FLANK-03)
 
 
-@njit(cache=True)
+@kernel
 def has_reach(s, i, k):
     """``rules.flanking.has_reach`` (EP-FLANK-06): melee reach beyond 5 feet."""
     return melee_reach(s, i, k) > FEET_PER_SQUARE
 
 
-@njit(cache=True)
+@helper
 def _hex_centre(q, r):
     """``geometry.cell_centre`` of a hex."""
     return SQRT3 * (q + r / 2.0), HEX_ROW * r
 
 
-@njit(cache=True)
+@helper
 def _angle(dx, dy):
     """``geometry.vector_angle``."""
     return math.atan2(-dy, dx) * RAD_TO_DEG
 
 
-@njit(cache=True)
+@helper
 def _is_corner(s, i, k, cx, cy):
     """Whether point ``(cx, cy)`` is a corner of a square of ``k``'s space."""
     for j in range(2):
@@ -183,7 +202,7 @@ def _is_corner(s, i, k, cx, cy):
     return False
 
 
-@njit(cache=True)
+@helper
 def _square_opposite(s, i, a, b, x0, y0, x1, y1):
     """``_opposite`` on a square grid: centre to centre, and corner to corner when either
     creature has reach (EP-FLANK-02, -05, -06)."""
@@ -215,7 +234,7 @@ def _square_opposite(s, i, a, b, x0, y0, x1, y1):
     return False
 
 
-@njit(cache=True)
+@helper
 def _bounds(s, i, k):
     """The smallest and largest x and y of ``k``'s cells."""
     shape = s.shape[i, k]
@@ -231,7 +250,7 @@ def _bounds(s, i, k):
     return x0, y0, x1, y1
 
 
-@njit(cache=True)
+@helper
 def _hex_opposite(s, i, a, b, cx, cy):
     """``_opposite`` on a hex grid: square centres only, 150 degrees apart around
     ``(cx, cy)``."""
@@ -252,7 +271,7 @@ def _hex_opposite(s, i, a, b, cx, cy):
     return False
 
 
-@njit(cache=True)
+@helper
 def _opposite_space(s, i, a, b, d):
     """The line rule against ``d``'s whole space (its box; its centre on hexes)."""
     if s.kind[i] == 0:
@@ -263,7 +282,7 @@ def _opposite_space(s, i, a, b, d):
     return _hex_opposite(s, i, a, b, px + SHAPE_CENTROID[shape, 0], py + SHAPE_CENTROID[shape, 1])
 
 
-@njit(cache=True)
+@helper
 def _opposite_cell(s, i, a, b, x, y):
     """The line rule against the one cell ``(x, y)``."""
     if s.kind[i] == 0:
@@ -272,7 +291,7 @@ def _opposite_cell(s, i, a, b, x, y):
     return _hex_opposite(s, i, a, b, cx, cy)
 
 
-@njit(cache=True)
+@kernel
 def is_inside(s, i, c, big):
     """``rules.space.is_inside``: ``c`` stands inside the space of ``big``, a living
     creature two or more size categories larger (EP-FLANK-07)."""
@@ -293,7 +312,7 @@ def is_inside(s, i, c, big):
     return False
 
 
-@njit(cache=True)
+@helper
 def _occupants(s, i, x, y):
     """``len(Battle.occupants((x, y)))``: living creatures whose space includes the cell."""
     n = 0
@@ -303,7 +322,7 @@ def _occupants(s, i, x, y):
     return n
 
 
-@njit(cache=True)
+@helper
 def _shared_square(s, i, a, b, d):
     """EP-FLANK-08: a legal flank to one of ``d``'s squares that holds several creatures
     and that both ``a`` and ``b`` threaten."""
@@ -320,20 +339,18 @@ def _shared_square(s, i, a, b, d):
     return False
 
 
-@njit(cache=True)
+@kernel
 def flanks_with(s, i, a, b, d):
     """Whether ``a`` flanks ``d`` with ally ``b`` (both already known to threaten ``d``):
     the line rule, internal flanking or a shared square (``flanking_allies``' test)."""
-    return (
-        _opposite_space(s, i, a, b, d)
-        or is_inside(s, i, a, d)
-        or is_inside(s, i, d, a)
-        or is_inside(s, i, d, b)
-        or _shared_square(s, i, a, b, d)
-    )
+    if _opposite_space(s, i, a, b, d):
+        return True
+    if is_inside(s, i, a, d) or is_inside(s, i, d, a) or is_inside(s, i, d, b):
+        return True
+    return _shared_square(s, i, a, b, d)
 
 
-@njit(cache=True)
+@kernel
 def flanks(s, i, a, d):
     """``rules.flanking.flanks``: ``a`` flanks ``d`` with some ally (SRD-FLANK-01,
     EP-FLANK-01: both threaten it); only in the ``standard`` rule set, never against a
@@ -343,7 +360,7 @@ def flanks(s, i, a, d):
     if not threatens_creature(s, i, a, d):
         return False
     for b in range(s.present.shape[1]):
-        if b in (a, d) or not alive(s, i, b) or s.team[i, b] != s.team[i, a]:
+        if b == a or b == d or not alive(s, i, b) or s.team[i, b] != s.team[i, a]:
             continue
         if threatens_creature(s, i, b, d) and flanks_with(s, i, a, b, d):
             return True
