@@ -13,8 +13,8 @@ kernel with the reference on random states of every scenario and on hand-made bo
 Attack kinds are codes over :data:`KIND_CODES` (``facing_env.types.AttackKind``).
 
 Speed (as in :mod:`facing_env.fast.reach`): kernels without reference counting
-(``reach.kernel``; ``reach.helper`` for those called from kernels only, which crash when
-called from Python), the board primitives through ``reach.lean_copies``. Boolean values
+(:mod:`facing_env.fast.jit`: ``helper`` for those called from kernels only, which crash
+when called from Python), over the board primitives of :mod:`~facing_env.fast.geo`. Boolean values
 are built with ``if`` chains rather than ``and`` / ``or`` expressions, and a function on
 the common path holds no call of a large kernel that takes the State (such a call,
 taken or not, keeps LLVM from inlining the function, and a call that passes the State
@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from facing_env.fast import geo
 from facing_env.fast.flanking import cannot_be_flanked, flanks, rogue_beats_immunity
-from facing_env.fast.geo import SIZE_MODIFIER
-from facing_env.fast.reach import COMBAT_REFLEXES, helper, kernel, lean_copies
+from facing_env.fast.geo import SIZE_MODIFIER, area_code, cell_distance, has_facing, side_code
+from facing_env.fast.jit import helper, kernel
+from facing_env.fast.reach import COMBAT_REFLEXES
 from facing_env.fast.state import AREA_CODES, RULESETS, SHAPE_CELLS, SHAPE_OFFSETS
 from facing_env.fast.tables import SIDE_CODES
 from facing_env.tables import (
@@ -47,12 +47,6 @@ from facing_env.tables import (
 )
 from facing_env.tables import RULESETS as RULE_ROWS
 from facing_env.types import Area, AttackKind, Side
-
-_GEO = lean_copies(geo)
-area_code = _GEO.get("area_code", geo.area_code)
-cell_distance = _GEO.get("cell_distance", geo.cell_distance)
-has_facing = _GEO.get("has_facing", geo.has_facing)
-side_code = _GEO.get("side_code", geo.side_code)
 
 KIND_CODES: tuple[AttackKind, ...] = tuple(AttackKind)
 """Attack kinds as codes (the ``kind`` argument of :func:`breakdown`)."""

@@ -27,19 +27,19 @@ plain Python.
 
 from __future__ import annotations
 
-from facing_env.fast.geo import BLOCKED, HAZARDOUS, OPEN, PILLAR
-from facing_env.fast.reach import (
-    FEET,
+from facing_env.fast.geo import (
+    BLOCKED,
+    HAZARDOUS,
+    OPEN,
+    PILLAR,
     alive,
     cell_distance,
     creature_distance,
     footprint_distance,
-    helper,
-    kernel,
-    melee_reach,
     terrain_at,
-    threatens_creature,
 )
+from facing_env.fast.jit import helper, kernel
+from facing_env.fast.reach import FEET, melee_reach, threatens_creature
 from facing_env.fast.state import SHAPE_CELLS, SHAPE_OFFSETS
 from facing_env.tables import MIN_CHARGE_SQUARES
 

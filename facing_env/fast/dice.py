@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from facing_env.dice import DICE_MODES
+from facing_env.fast.jit import kernel
 
 ROLL = DICE_MODES.index("roll")
 EXPECTED = DICE_MODES.index("expected")
@@ -32,7 +32,7 @@ _S53 = np.uint64(53)
 _ONE = np.uint64(1)
 
 
-@njit(cache=True)
+@kernel
 def stream_word(seed, index):
     """``facing_env.dice.stream_word`` in 64-bit unsigned arithmetic."""
     z = np.uint64(seed) + (np.uint64(index) + _ONE) * _GOLDEN
@@ -41,7 +41,7 @@ def stream_word(seed, index):
     return z ^ (z >> _S31)
 
 
-@njit(cache=True)
+@kernel
 def die(s, i, sides):
     """``Dice.die``: the next draw of battle ``i`` as a die of ``sides`` faces."""
     w = stream_word(s.dice_seed[i], s.dice_count[i])
@@ -49,7 +49,7 @@ def die(s, i, sides):
     return np.int64(((w >> _S11) * np.uint64(sides)) >> _S53) + 1
 
 
-@njit(cache=True)
+@kernel
 def uniform(s, i):
     """``Dice.uniform``: the next draw as a fraction in [0, 1)."""
     w = stream_word(s.dice_seed[i], s.dice_count[i])
@@ -57,7 +57,7 @@ def uniform(s, i):
     return np.float64(w >> _S11) * 2.0**-53
 
 
-@njit(cache=True)
+@kernel
 def d20(s, i, mode):
     """``Dice.d20``: 10.5 in expected mode, the next card in deck mode."""
     if mode == EXPECTED:
@@ -77,7 +77,7 @@ def d20(s, i, mode):
     return np.float64(die(s, i, 20))
 
 
-@njit(cache=True)
+@kernel
 def percent(s, i, mode):
     """``Dice.percent``: a d100 (50.5 in expected mode)."""
     if mode == EXPECTED:
@@ -85,7 +85,7 @@ def percent(s, i, mode):
     return np.float64(die(s, i, 100))
 
 
-@njit(cache=True)
+@kernel
 def _roll(s, i, mode, n, sides):
     if n == 0:
         return 0.0
@@ -97,7 +97,7 @@ def _roll(s, i, mode, n, sides):
     return np.float64(total)
 
 
-@njit(cache=True)
+@kernel
 def damage(s, i, mode, n, sides, bonus, multiplier, extra_n, extra_sides, extra_bonus, extra):
     """``Dice.damage``: the dice ``multiplier`` times plus the ``extra`` dice once (when
     ``extra``), at least 1, rounded half up."""

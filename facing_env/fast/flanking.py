@@ -10,9 +10,9 @@ the degree conversion of ``math.degrees``, which numba calls in the same C libra
 both engines take the same branch to the last bit. ``tests/test_fast_attack.py``
 compares :func:`flanks` with ``rules.flanking.flanks``.
 
-Compiled as :mod:`facing_env.fast.reach` compiles its kernels (``reach.kernel``,
-``reach.helper``: no reference counting; the board primitives through
-``reach.lean_copies``).
+Compiled as every kernel of the package (:mod:`facing_env.fast.jit`: ``kernel``,
+``helper``: no reference counting), over the board primitives of
+:mod:`facing_env.fast.geo`.
 """
 
 from __future__ import annotations
@@ -21,23 +21,13 @@ import math
 
 import numpy as np
 
-from facing_env.fast import geo
-from facing_env.fast.reach import (
-    helper,
-    kernel,
-    lean_copies,
-    melee_reach,
-    threatens_cell,
-    threatens_creature,
-)
+from facing_env.fast.geo import alive, covers
+from facing_env.fast.jit import helper, kernel
+from facing_env.fast.reach import melee_reach, threatens_cell, threatens_creature
 from facing_env.fast.state import RULESETS, SHAPE_CELLS, SHAPE_CENTROID, SHAPE_OFFSETS
 from facing_env.rules import flanking as _reference
 from facing_env.tables import FEET_PER_SQUARE, IUD_ROGUE_LEVEL_MARGIN, SHARED_SPACE_SIZE_GAP
 from facing_env.tables import RULESETS as RULE_ROWS
-
-_GEO = lean_copies(geo)
-alive = _GEO.get("alive", geo.alive)
-covers = _GEO.get("covers", geo.covers)
 
 EPS = _reference._EPS
 """The line rule's tolerance (``rules.flanking._EPS``)."""

@@ -4,14 +4,15 @@ Integer geometry only (cells, distances, terrain, occupancy); what comes from an
 read from :class:`~facing_env.fast.tables.Tables`. Every function takes the state ``s``
 and the battle row ``i`` first; creatures are slots ``k``. Each mirrors one reference
 function, named in its docstring; ``tests/test_fast_geo.py`` compares them on random
-states of every scenario. ``NUMBA_DISABLE_JIT=1`` runs them as plain Python.
+states of every scenario. ``NUMBA_DISABLE_JIT=1`` runs them as plain Python. They are
+:data:`~facing_env.fast.jit.kernel` s (no reference counting, no allocation).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from facing_env.fast.jit import kernel
 from facing_env.fast.state import SHAPE_CELLS, SHAPE_OFFSETS
 from facing_env.fast.tables import NONE_CODE
 from facing_env.tables import SIZES
@@ -33,7 +34,7 @@ _OFFSETS = SHAPE_OFFSETS
 _CELLS = SHAPE_CELLS
 
 
-@njit(cache=True)
+@kernel
 def terrain_at(s, i, x, y):
     """``Battle.terrain_at``: the terrain of cell ``(x, y)``; off the board: blocked."""
     row = y
@@ -43,7 +44,7 @@ def terrain_at(s, i, x, y):
     return s.terrain[i, row, col]
 
 
-@njit(cache=True)
+@kernel
 def cell_distance(s, i, ax, ay, bx, by):
     """``geometry.cell_distance`` under the battle's grid and diagonal rule."""
     dx = ax - bx
@@ -57,7 +58,7 @@ def cell_distance(s, i, ax, ay, bx, by):
     return hi + lo // 2 if s.diagonal[i] == 0 else hi
 
 
-@njit(cache=True)
+@kernel
 def footprint_distance(s, i, shape_a, ax, ay, shape_b, bx, by):
     """``geometry.cells_distance`` between two footprints anchored at ``(ax, ay)`` and
     ``(bx, by)``."""
@@ -74,7 +75,7 @@ def footprint_distance(s, i, shape_a, ax, ay, shape_b, bx, by):
     return best
 
 
-@njit(cache=True)
+@kernel
 def creature_distance(s, i, a, b):
     """Cells between the spaces of creatures ``a`` and ``b`` (``Battle.cells_distance``)."""
     return footprint_distance(
@@ -82,7 +83,7 @@ def creature_distance(s, i, a, b):
     )
 
 
-@njit(cache=True)
+@kernel
 def covers(s, i, k, x, y):
     """Whether creature ``k``'s space (at its position) includes cell ``(x, y)``."""
     shape = s.shape[i, k]
@@ -94,26 +95,26 @@ def covers(s, i, k, x, y):
     return False
 
 
-@njit(cache=True)
+@kernel
 def alive(s, i, k):
     """A present creature with hit points above 0."""
     return s.present[i, k] and s.hp[i, k] > 0
 
 
-@njit(cache=True)
+@kernel
 def has_facing(s, i, k):
     """``Battle.table(c) is not None``: the rule set and the creature both have facing."""
     return s.ruleset[i] != 2 and SIZE_HAS_FACING[s.size[i, k]] and not s.faceless[i, k]
 
 
-@njit(cache=True)
+@kernel
 def steps_over(s, i, m, o):
     """``rules.movement._steps_over``: ``m`` is two or more size categories larger than
     ``o`` (EP-STEP-01)."""
     return s.size[i, m] - s.size[i, o] >= SHARE_GAP
 
 
-@njit(cache=True)
+@kernel
 def area_code(t, s, i, k, x, y):
     """``rules._common.cell_area``: the area code of cell ``(x, y)`` relative to creature
     ``k`` (``tables.NONE_CODE`` when it has no facing)."""
@@ -123,7 +124,7 @@ def area_code(t, s, i, k, x, y):
     return t.area[s.shape[i, k], s.facing[i, k], y - s.y[i, k] + r, x - s.x[i, k] + r]
 
 
-@njit(cache=True)
+@kernel
 def side_code(t, s, i, k, x, y):
     """The side code (``tables.SIDE_CODES``) of cell ``(x, y)`` relative to creature ``k``."""
     r = t.radius

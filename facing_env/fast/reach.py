@@ -28,57 +28,26 @@ Speed: the kernels of this module, :mod:`~facing_env.fast.charge` and
 function that takes the State (a tuple of about a hundred arrays) and that LLVM does not
 inline increments and decrements the count of every array of the tuple, about 1.5 us a
 call. They call the board primitives of :mod:`~facing_env.fast.geo` through copies
-compiled the same way (:func:`lean_copies`: the same source, calls among them kept
-among the copies). The functions decorated :data:`helper` (and those copies) have no
+compiled the same way. The functions decorated :data:`helper` have no
 Python entry point, which saves a second or two of compilation each: call them from
 kernels only (from Python they crash the interpreter; ``NUMBA_DISABLE_JIT=1`` runs them).
-numba's cache tracks a kernel's own file only: after an edit of ``geo.py``, clear the
-``__pycache__`` of this package.
+(:mod:`facing_env.fast.jit`.)
 """
 
 from __future__ import annotations
 
-import types
-
 import numpy as np
-from numba import njit
-from numba.core.registry import CPUDispatcher
 
-from facing_env.fast import geo
+from facing_env.fast.geo import (
+    alive,
+    area_code,
+    cell_distance,
+    footprint_distance,
+    has_facing,
+)
+from facing_env.fast.jit import helper, kernel
 from facing_env.fast.state import SHAPE_CELLS, SHAPE_OFFSETS
 from facing_env.tables import FEATS, FEET_PER_SQUARE
-
-kernel = njit(cache=True, _nrt=False)
-"""The decorator of these kernels: numba without reference counting (no allocation)."""
-helper = njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-"""The decorator of the kernels called from kernels only: without the wrapper that would
-call them from Python (with a State, a second or two of compilation each)."""
-
-
-def lean_copies(module: types.ModuleType) -> dict[str, object]:
-    """The kernels of ``module`` compiled again without reference counting, by name: the
-    same code over a copy of the module's globals in which every kernel is its copy, so
-    the copies call each other (not cached: numba's cache would not tell them from the
-    originals; a cached kernel that calls them holds their code)."""
-    space = dict(vars(module))
-    names = [n for n, f in space.items() if isinstance(f, CPUDispatcher)]
-    for name in names:
-        py = space[name].py_func
-        copy = types.FunctionType(py.__code__, space, py.__name__, py.__defaults__)
-        copy.__qualname__, copy.__doc__ = py.__qualname__, py.__doc__
-        space[name] = njit(_nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)(copy)
-    return {name: space[name] for name in names}
-
-
-_GEO = lean_copies(geo)
-alive = _GEO.get("alive", geo.alive)
-area_code = _GEO.get("area_code", geo.area_code)
-cell_distance = _GEO.get("cell_distance", geo.cell_distance)
-creature_distance = _GEO.get("creature_distance", geo.creature_distance)
-footprint_distance = _GEO.get("footprint_distance", geo.footprint_distance)
-has_facing = _GEO.get("has_facing", geo.has_facing)
-steps_over = _GEO.get("steps_over", geo.steps_over)
-terrain_at = _GEO.get("terrain_at", geo.terrain_at)
 
 FEET = FEET_PER_SQUARE
 COMBAT_REFLEXES = np.int32(1 << FEATS.index("Combat Reflexes"))

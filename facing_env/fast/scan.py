@@ -20,7 +20,7 @@ creatures keep their rows). ``tests/test_fast_scan.py`` compares the mask with t
 and the costs with ``engine.scan_cost`` on states of every scenario.
 
 :func:`legal_mask` and :func:`mask_batch` are the entry points; the other functions are
-kernel helpers without a Python entry point (:data:`facing_env.fast.reach.helper`).
+kernel helpers without a Python entry point (:data:`facing_env.fast.jit.helper`).
 """
 
 from __future__ import annotations
@@ -40,19 +40,18 @@ from facing_env.actions import (
     TURN_BASE,
 )
 from facing_env.fast.charge import can_charge, may_withdraw_from, withdraw_step_allowed
-from facing_env.fast.geo import BLOCKED, DIFFICULT, IMPEDED, PILLAR
-from facing_env.fast.reach import (
-    FEET,
+from facing_env.fast.geo import (
+    BLOCKED,
+    DIFFICULT,
+    IMPEDED,
+    PILLAR,
     alive,
-    has_attack_slots,
     has_facing,
-    helper,
-    kernel,
-    melee_reach,
     steps_over,
     terrain_at,
-    usable_slot,
 )
+from facing_env.fast.jit import helper, kernel
+from facing_env.fast.reach import FEET, has_attack_slots, melee_reach, usable_slot
 from facing_env.fast.state import RULESETS, SHAPE_CELLS, SHAPE_OFFSETS
 from facing_env.tables import (
     DIFFICULT_MULTIPLIER,
