@@ -26,8 +26,9 @@ A battle that is over has no actor (``State.actor`` is -1): :func:`observe_batch
 zeros for such a row. :func:`observe` of a creature of a finished battle is what the env
 returns for it then (no turn values).
 
-The kernels are compiled without numba's reference counting (``_nrt=False``: they
-allocate nothing), the helpers without the wrapper that would call them from Python.
+The kernels are :mod:`facing_env.fast.jit`'s: no reference counting, no allocation
+(:func:`observe` and :func:`observe_batch` are callable from Python and from kernels, the
+rest from kernels only).
 """
 
 from __future__ import annotations
@@ -35,10 +36,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from facing_env import engine, geometry, observation
 from facing_env.fast import attack, charge, flanking, geo, reach
+from facing_env.fast.jit import helper, kernel
 from facing_env.fast.state import AREA_CODES, RULESETS, SHAPE_CELLS, SHAPE_OFFSETS, SHAPES, State
 from facing_env.fast.tables import NONE_CODE, Tables, _kind_ruleset
 from facing_env.observation import (
@@ -56,11 +57,6 @@ from facing_env.observation import (
 from facing_env.rules._common import EXPOSURE
 from facing_env.tables import FEET_PER_SQUARE, MIN_SPEED_FOR_FIVE_FOOT_STEP
 from facing_env.tables import RULESETS as RULE_ROWS
-
-kernel = njit(cache=True, _nrt=False)
-"""The decorator of the entry points (no reference counting: they allocate nothing)."""
-helper = njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-"""The decorator of the kernels called from kernels only."""
 
 # -- the layout's named offsets, as module constants (numba reads them as literals) ------
 
@@ -361,6 +357,39 @@ def slot_at(s, i, k, row):
 
 
 @helper
+def _terrain(terrain, hexes, height, width, ox, oy, size, out):
+    """The terrain channels of the window whose top left cell is ``(ox, oy)``:
+    ``geo.terrain_at`` row by row (``terrain`` a battle's ``(H, W)`` array; off the board:
+    blocked)."""
+    for r in range(size):
+        y = oy + r
+        shift = (y >> 1) if hexes else 0
+        for c in range(size):
+            col = ox + c + shift
+            kind = geo.BLOCKED
+            if 0 <= y < height and 0 <= col < width:
+                kind = terrain[y, col]
+            base = (r * size + c) * N_CHANNELS
+            if kind == geo.BLOCKED or kind == geo.PILLAR:
+                out[base + CH_BLOCKED] = 1.0
+            elif kind == geo.DIFFICULT:
+                out[base + CH_DIFFICULT] = 1.0
+            elif kind == geo.IMPEDED:
+                out[base + CH_IMPEDED] = 1.0
+
+
+@helper
+def _own_areas(own, out):
+    """The observer's front/flank/rear channels from its ``View.own`` plane."""
+    size = own.shape[0]
+    for r in range(size):
+        for c in range(size):
+            code = own[r, c]
+            if code != NONE_CODE:
+                out[(r * size + c) * N_CHANNELS + CH_OWN_FRONT + AREA_CHANNEL[code]] = 1.0
+
+
+@helper
 def _window(v, t, s, i, k, out):
     """The ``W x W x C`` window centred on ``k``'s anchor (``observation.Board``): the
     terrain; per living creature in spec order its threatened cells, an enemy's ring
@@ -370,16 +399,7 @@ def _window(v, t, s, i, k, out):
     half = size // 2
     ox = s.x[i, k] - half
     oy = s.y[i, k] - half
-    for r in range(size):
-        for c in range(size):
-            base = (r * size + c) * N_CHANNELS
-            terrain = geo.terrain_at(s, i, ox + c, oy + r)
-            if terrain == geo.BLOCKED or terrain == geo.PILLAR:
-                out[base + CH_BLOCKED] = 1.0
-            elif terrain == geo.DIFFICULT:
-                out[base + CH_DIFFICULT] = 1.0
-            elif terrain == geo.IMPEDED:
-                out[base + CH_IMPEDED] = 1.0
+    _terrain(s.terrain[i], s.kind[i] == 1, s.height[i], s.width[i], ox, oy, size, out)
     team = s.team[i, k]
     radius_t = t.radius
     for c in range(s.n_creatures[i]):
@@ -450,12 +470,7 @@ def _window(v, t, s, i, k, out):
                 out[base + CH_ALLY] = 0.0
                 out[base + CH_ENEMY] = 0.0
     if geo.has_facing(s, i, k):  # the observer's areas, in and beyond its ring (IC-03)
-        facing = s.facing[i, k]
-        for r in range(size):
-            for c in range(size):
-                code = v.own[shape, facing, r, c]
-                if code != NONE_CODE:
-                    out[(r * size + c) * N_CHANNELS + CH_OWN_FRONT + AREA_CHANNEL[code]] = 1.0
+        _own_areas(v.own[shape, s.facing[i, k]], out)
 
 
 @helper
@@ -498,7 +513,10 @@ def _table(v, t, s, i, k, acting, out):
                 out[f + C_I_THREATEN_IT] = 1.0
             out[f + C_MY_FACING_MODIFIER] = facing_modifier(t, s, i, k, c) / MODIFIER_SCALE
             out[f + C_ITS_FACING_MODIFIER] = facing_modifier(t, s, i, c, k) / MODIFIER_SCALE
-            if attack.sneak_attack_applies(t, s, i, k, c, False):
+            # sneak_attack_applies' first test before the call (which LLVM does not inline)
+            if attack.has_sneak_attack(s, i, k) and attack.sneak_attack_applies(
+                t, s, i, k, c, False
+            ):
                 out[f + C_MY_SNEAK_ATTACK] = 1.0
             if acting and attackable(t, s, i, k, c):
                 out[f + C_ATTACKABLE] = 1.0
