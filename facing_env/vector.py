@@ -47,11 +47,17 @@ AEC env's ``reset()`` does.
 **Buffers.** The arrays returned by ``reset`` and ``step`` are preallocated and reused:
 each call overwrites them. Copy what you keep.
 
-**Engine.** Today each slot steps the AEC env's engine, so identity holds by
-construction and ``step`` costs N AEC steps; the slots share one memo of creature-table
-rows (:meth:`~facing_env.env.raw_env.share_observation_memo`). The batched array engine
-that steps all slots in one compiled call is to replace that loop behind the same
-interface (docs/design.md, performance).
+**Engine.** The battles are arrays stepped by the batched engine
+(:mod:`facing_env.fast`): one compiled call per ``step`` decodes every action, applies it,
+ends the turns with nothing left and adds the rewards; battles that ended start again
+(built and started by the object engine, as the AEC env's ``reset``), and a second call
+writes every actor's observation. ``tests/test_vector.py`` checks the identity above on
+every scenario.
+
+**Events and battles.** ``battle(i)`` returns battle ``i``'s state as a
+:class:`~facing_env.battle.Battle` (a view written on demand). ``events(i)`` needs
+``VectorEnv(..., record_events=True)``, which converts every step's events to
+:class:`~facing_env.events.Event` records in Python (slow: for debugging and replays).
 """
 
 from __future__ import annotations
@@ -62,10 +68,13 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from facing_env import engine
+from facing_env.engine import actor as engine_actor
 from facing_env.env import raw_env
 from facing_env.errors import EnvStateError, IllegalActionError
+from facing_env.fast.apply import winner as engine_winner
+from facing_env.fast.batch import BatchEngine
 from facing_env.limits import short_repr
+from facing_env.render import board_text
 from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario
 
 MAX_ENVS = 1 << 16
@@ -80,6 +89,8 @@ class VectorEnv:
         scenario: str | Scenario = DEFAULT_SCENARIO,
         num_envs: int = 1,
         seed: int | None = None,
+        *,
+        record_events: bool = False,
         **env_kwargs: Any,
     ) -> None:
         if (
@@ -94,25 +105,32 @@ class VectorEnv:
         source = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
         self.num_envs = int(num_envs)
         self.seed = seed
-        self._envs = [raw_env(source, **env_kwargs) for _ in range(self.num_envs)]
-        first = self._envs[0]
-        for env in self._envs[1:]:
-            env.share_observation_memo(first)  # one warm memo: 1.6x on skirmish, N = 1024
-        self.scenario: Scenario = first.scenario  # with any ``rewards=`` override
-        self.possible_agents: list[str] = list(first.possible_agents)
+        self.record_events = bool(record_events)
+        probe = raw_env(source, **env_kwargs)  # the options, spaces and names of one battle
+        self.scenario: Scenario = probe.scenario  # with any ``rewards=`` override
+        self.possible_agents: list[str] = list(probe.possible_agents)
         self.teams: tuple[str, ...] = tuple(self.scenario.teams)
-        self.single_observation_space: spaces.Dict = first.observation_space(
+        self.single_observation_space: spaces.Dict = probe.observation_space(
             self.possible_agents[0]
         )
-        self.single_action_space: spaces.Discrete = first.action_space(self.possible_agents[0])
+        self.single_action_space: spaces.Discrete = probe.action_space(self.possible_agents[0])
         self.observation_size = int(self.single_observation_space["observation"].shape[0])
         self.n_actions = int(self.single_action_space.n)
-        n, k = self.num_envs, len(self.possible_agents)
-        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        self._render_dims = probe._state_dims
+        self._engine = BatchEngine(
+            self.scenario,
+            self.num_envs,
+            agent_names=self.possible_agents,
+            layout=probe.layout,
+            n_actions=self.n_actions,
+            dice_mode=probe.dice_mode,
+            max_rounds=probe.max_rounds,
+            flat_footed_start=probe.flat_footed_start,
+            record_events=self.record_events,
+        )
+        self._rngs = [np.random.default_rng() for _ in range(self.num_envs)]
+        n = self.num_envs
         self._team_index = {t: i for i, t in enumerate(self.teams)}
-        self._obs = np.zeros((n, self.observation_size), dtype=np.float32)
-        self._mask = np.zeros((n, self.n_actions), dtype=np.int8)
-        self._rewards = np.zeros((n, k), dtype=np.float32)
         self._terminations = np.zeros(n, dtype=bool)
         self._truncations = np.zeros(n, dtype=bool)
         self._agent = np.zeros(n, dtype=np.int64)
@@ -140,15 +158,16 @@ class VectorEnv:
             seed = self.seed  # the first reset: the constructor's seed
         elif seed is not None:
             self.seed = seed
-        for i, env in enumerate(self._envs):
-            env.reset(seed=None if seed is None else seed + i)
-            self._write(i)
+        for i in range(self.num_envs):
+            if seed is not None:
+                self._rngs[i] = np.random.default_rng(seed + i)
+            self._engine.start(i, self._rngs[i])
         self._steps[:] = 0
         self._winner[:] = -1
         self._length[:] = 0
         self._rounds[:] = 0
         self._started = True
-        return {"observation": self._obs, "action_mask": self._mask}, self._info
+        return self._outputs(), self._info
 
     def step(
         self, actions: Sequence[int] | np.ndarray
@@ -163,9 +182,10 @@ class VectorEnv:
                 f"actions must be {self.num_envs} integers (shape ({self.num_envs},)), got"
                 f" shape {acts.shape} of {acts.dtype}"
             )
+        mask = self._engine.mask
         bad = np.flatnonzero((acts < 0) | (acts >= self.n_actions))
         if not bad.size:
-            bad = np.flatnonzero(self._mask[np.arange(self.num_envs), acts] == 0)
+            bad = np.flatnonzero(mask[np.arange(self.num_envs), acts] == 0)
         if bad.size:
             i = int(bad[0])
             agent = self.possible_agents[self._agent[i]]
@@ -173,93 +193,75 @@ class VectorEnv:
                 f"battle {i}: {agent}: action {short_repr(acts[i].item())} is not allowed by"
                 " its action mask (no battle was stepped)"
             )
-        self._rewards[:] = 0.0
-        self._terminations[:] = False
-        self._truncations[:] = False
+        terminated, truncated = self._engine.step(acts.astype(np.int64, copy=False))
+        self._steps += 1
+        self._terminations[:] = terminated
+        self._truncations[:] = truncated
         self._winner[:] = -1
         self._length[:] = 0
         self._rounds[:] = 0
-        for i, env in enumerate(self._envs):
-            env.step(int(acts[i]))
-            self._steps[i] += 1
-            self._collect(i, env)
-            while env.agents and (
-                env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
-            ):
-                env.step(None)  # a dropped creature's dead step
-                self._collect(i, env)
-            if not env.agents:
-                self._end(i, env)
-                env.reset()
-            self._write(i)
-        obs = {"observation": self._obs, "action_mask": self._mask}
-        return obs, self._rewards, self._terminations, self._truncations, self._info
+        state = self._engine.state
+        assert state is not None
+        for i in np.flatnonzero(terminated | truncated):
+            if terminated[i]:
+                team = int(engine_winner(state, i))
+                if team >= 0:
+                    name = self._engine.templates[i].creatures  # type: ignore[union-attr]
+                    teams = list(dict.fromkeys(c.team for c in name.values()))
+                    self._winner[i] = self._team_index[teams[team]]
+            self._length[i] = self._steps[i]
+            self._rounds[i] = state.round[i]
+            self._steps[i] = 0
+            self._engine.start(int(i), self._rngs[i])
+        rewards = self._engine.rewards
+        return self._outputs(), rewards, self._terminations, self._truncations, self._info
+
+    def _outputs(self) -> dict[str, np.ndarray]:
+        """The observations, masks and actors of every battle, written in place."""
+        engine = self._engine
+        state = engine.state
+        assert state is not None
+        self._agent[:] = engine.agent_of[np.arange(self.num_envs), state.actor]
+        return {"observation": engine.observe(), "action_mask": engine.mask}
 
     # -- views ----------------------------------------------------------------------------
 
     def battle(self, i: int) -> Any:
-        """Battle ``i``'s state (a :class:`~facing_env.battle.Battle`; read it, do not
-        change it)."""
-        return self._env(i).battle
+        """Battle ``i``'s state (a :class:`~facing_env.battle.Battle` written from the
+        arrays on each call; read it, do not change it)."""
+        self._check_index(i)
+        return self._engine.battle(int(i))
 
     def events(self, i: int) -> list:
-        """The events of battle ``i`` so far (its current battle, after an auto-reset)."""
-        return self._env(i).events
+        """The events of battle ``i`` so far (its current battle, after an auto-reset);
+        only with ``record_events=True``."""
+        self._check_index(i)
+        if not self.record_events:
+            raise EnvStateError(
+                "events are recorded only with VectorEnv(..., record_events=True)"
+            )
+        return self._engine.events[int(i)]
 
     def render(self, i: int = 0) -> str:
         """Battle ``i`` as text."""
-        env = self._env(i)
-        mode, env.render_mode = env.render_mode, "ansi"
-        try:
-            return str(env.render())
-        finally:
-            env.render_mode = mode
+        self._check_index(i)
+        battle = self._engine.battle(int(i))
+        actor = engine_actor(battle)
+        return board_text(battle, active=actor.id if actor is not None else None)
 
     def close(self) -> None:
-        """Release the battles."""
-        for env in self._envs:
-            env.close()
+        """Release the battles (nothing to release: the arrays go with the object)."""
 
     # -- helpers --------------------------------------------------------------------------
 
-    def _env(self, i: int) -> raw_env:
-        """Slot ``i``'s env; an ``IndexError`` naming the range otherwise."""
+    def _check_index(self, i: int) -> None:
+        """An ``IndexError`` naming the range unless ``i`` is a battle's index."""
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
             raise TypeError(f"battle index must be an integer, got {short_repr(i)}")
         if not 0 <= i < self.num_envs:
             raise IndexError(f"battle index {i} is outside 0..{self.num_envs - 1}")
         if not self._started:
             raise EnvStateError("no battle before reset(): call reset() first")
-        return self._envs[i]
-
-    def _collect(self, i: int, env: raw_env) -> None:
-        """Add the AEC env's step rewards to row ``i``."""
-        row, index = self._rewards[i], self._index
-        for agent, value in env.rewards.items():
-            if value:
-                row[index[agent]] += value
-
-    def _end(self, i: int, env: raw_env) -> None:
-        """Record how battle ``i`` ended (its last agents already took their dead steps)."""
-        battle = env.battle
-        if engine.is_over(battle):
-            self._terminations[i] = True
-            winner = engine.winner(battle)
-            self._winner[i] = -1 if winner is None else self._team_index[winner]
-        else:
-            self._truncations[i] = True
-        self._length[i] = self._steps[i]
-        self._rounds[i] = battle.initiative.round
-        self._steps[i] = 0
-
-    def _write(self, i: int) -> None:
-        """Row ``i`` of the outputs: the acting creature's observation, mask and index."""
-        env = self._envs[i]
-        agent = env.agent_selection
-        obs = env.observe(agent)
-        self._obs[i] = obs["observation"]
-        self._mask[i] = obs["action_mask"]
-        self._agent[i] = self._index[agent]
 
 
 def _check_seed(seed: object) -> None:

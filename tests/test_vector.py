@@ -202,15 +202,32 @@ def test_bad_input_is_named():
         venv.render(-1)
 
 
-def test_battles_share_one_observation_memo():
-    """The battles share the first one's memo of table rows (the identity test above runs
-    with it shared); envs of another layout cannot share it."""
-    venv = VectorEnv("skirmish", num_envs=3, seed=0)
-    venv.reset()
-    memos = {id(env._memo) for env in venv._envs}
-    assert len(memos) == 1
-    with pytest.raises(ValueError, match="layouts differ"):
-        raw_env("skirmish", window=5).share_observation_memo(raw_env("skirmish"))
+def test_events_are_recorded_on_request():
+    """``events(i)`` is the AEC env's event list of battle ``i`` with
+    ``record_events=True`` (whole battles, auto-resets included), and a clear error
+    without it."""
+    venv = VectorEnv("duel", num_envs=2, seed=7, record_events=True, max_rounds=3)
+    obs, info = venv.reset()
+    rng = np.random.default_rng(0)
+    env = raw_env("duel", max_rounds=3)
+    env.reset(seed=8)
+    for _ in range(60):
+        acts = np.array([_random_action(m, rng) for m in obs["action_mask"]], dtype=np.int64)
+        obs, _, term, trunc, info = venv.step(acts)
+        env.step(int(acts[1]))
+        while env.agents and (
+            env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
+        ):
+            env.step(None)
+        if not env.agents:
+            assert term[1] or trunc[1]
+            env.reset()
+        assert venv.events(1) == env.events
+        assert engine.state_key(venv.battle(1)) == engine.state_key(env.battle)
+    quiet = VectorEnv("duel", num_envs=1, seed=0)
+    quiet.reset()
+    with pytest.raises(EnvStateError, match="record_events=True"):
+        quiet.events(0)
 
 
 def test_readme_example_runs_as_printed():

@@ -1,0 +1,259 @@
+"""The step pipeline of the batched engine: decode, apply, rewards, (reset), observe.
+
+:class:`BatchEngine` holds N battles of one scenario as a :class:`State` with its
+:class:`Tables`, the event buffers, the masks and step costs of the legal scan, and the
+observation buffers. :meth:`BatchEngine.step` runs one compiled call over every battle
+(:func:`step_all`: decode the action, apply it, end empty turns, add the step's rewards);
+battles that ended are then started again in Python (the object engine builds and
+starts them, :func:`~facing_env.fast.state.load` writes them in), and one compiled call
+writes every actor's observation. :class:`~facing_env.vector.VectorEnv` is its user.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from facing_env import engine
+from facing_env.battle import Battle
+from facing_env.dice import DICE_MODES, Dice
+from facing_env.fast import observe as fobserve
+from facing_env.fast.apply import apply, auto_end
+from facing_env.fast.codec import decode
+from facing_env.fast.events import Events, allocate_events, to_events
+from facing_env.fast.jit import kernel
+from facing_env.fast.rewards import step_rewards, weight_array
+from facing_env.fast.state import State, allocate, load, shape_index, store
+from facing_env.fast.tables import Tables, charge_tables, radius_for, tables_for
+from facing_env.observation import ObservationLayout
+from facing_env.scenario import Scenario
+from facing_env.tables import FEET_PER_SQUARE
+
+
+@kernel
+def step_all(
+    t,
+    s,
+    ev,
+    actions,
+    mask,
+    cost,
+    mode,
+    n_slots,
+    w,
+    max_rounds,
+    gone,
+    agent_of,
+    out,
+    ends,
+    acc,
+    killer,
+):
+    """One action per battle: decode, apply (with the automatic end of turns and the scan
+    of the state left), and the step's rewards into ``out`` (zeroed here). Writes, per
+    battle, 1 into ``gone`` for every creature down (its agent leaves, as after the AEC
+    env's dead steps) and ``(terminated, truncated)`` into ``ends`` (``(N, 2)`` bool);
+    ``acc`` (float64) and ``killer`` (int64), ``(K,)``, are scratch."""
+    n = actions.shape[0]
+    for i in range(n):
+        ends[i, 0] = False
+        ends[i, 1] = False
+        for a in range(out.shape[1]):
+            out[i, a] = 0.0
+    for i in range(n):
+        ev.count[i] = 0
+        index = actions[i]
+        kind, arg = decode(t, s, i, index, n_slots)
+        apply(t, s, i, ev, kind, arg, cost[i, index], mask, cost, mode)
+        over, late = step_rewards(s, i, ev, w, max_rounds, gone, agent_of, out, acc, killer)
+        ends[i, 0] = over
+        ends[i, 1] = late
+        for k in range(s.n_creatures[i]):
+            if s.hp[i, k] <= 0:
+                gone[i, k] = True
+
+
+class BatchEngine:
+    """N battles of one scenario stepped by the kernels (see the module docstring).
+
+    ``agent_names`` are the env's ``possible_agents``; ``layout`` its observation layout.
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        num_envs: int,
+        *,
+        agent_names: list[str],
+        layout: ObservationLayout,
+        n_actions: int,
+        dice_mode: str,
+        max_rounds: int,
+        flat_footed_start: bool,
+        record_events: bool = False,
+    ) -> None:
+        self.scenario = scenario
+        self.num_envs = num_envs
+        self.layout = layout
+        self.n_actions = n_actions
+        self.mode = DICE_MODES.index(dice_mode)
+        self.dice_mode = dice_mode
+        self.max_rounds = max_rounds
+        self.flat_footed_start = flat_footed_start
+        self.record_events = record_events
+        self.weights = weight_array(scenario.rewards)
+        self._agent_index = {a: k for k, a in enumerate(agent_names)}
+        self.templates: list[Battle | None] = [None] * num_envs
+        self.events: list[list[Any]] = [[] for _ in range(num_envs)]
+        self._ids: list[list[str]] = [[] for _ in range(num_envs)]
+        self._attack_names: list[list[list[str]]] = [[] for _ in range(num_envs)]
+        self.state: State | None = None
+        self._profile: dict[int, int] = {}
+        self.tables: Tables | None = None
+        self.view: fobserve.View | None = None
+        self.ev: Events = allocate_events(num_envs)
+        self.mask = np.zeros((num_envs, n_actions), dtype=np.int8)
+        self.cost = np.zeros((num_envs, n_actions), dtype=np.int32)
+        self.gone = np.zeros((num_envs, layout.n_slots), dtype=np.bool_)
+        self.agent_of = np.zeros((num_envs, layout.n_slots), dtype=np.int64)
+        self.rewards = np.zeros((num_envs, len(agent_names)), dtype=np.float32)
+        self.observations = np.zeros((num_envs, layout.size), dtype=np.float32)
+        self._ends = np.zeros((num_envs, 2), dtype=np.bool_)
+
+    # -- battles ----------------------------------------------------------------------------
+
+    def start(self, i: int, rng: np.random.Generator) -> None:
+        """Start battle ``i`` as the AEC env's ``reset`` does with this generator: build,
+        dice seed, initiative and the first turns (object engine), then into the arrays."""
+        battle = self.scenario.build(rng)
+        dice = Dice(rng, self.dice_mode)
+        events = engine.start(battle, dice, flat_footed_start=self.flat_footed_start)
+        self._fit(battle)
+        assert self.state is not None and self.tables is not None
+        load(self.state, i, battle, dice)
+        self.templates[i] = battle
+        creatures = list(battle.creatures.values())
+        self._ids[i] = [c.id for c in creatures]
+        self._attack_names[i] = [[a.name for a in c.attacks] for c in creatures]
+        names = _creature_names(creatures)
+        self.agent_of[i] = 0
+        self.agent_of[i, : len(names)] = [self._agent_index[a] for a in names]
+        self.gone[i] = False
+        self.events[i] = list(events) if self.record_events else []
+        self.ev.count[i] = 0
+        auto_end(self.tables, self.state, i, self.ev, self.mask, self.cost)  # the first scan
+
+    def _fit(self, battle: Battle) -> None:
+        """Grow the arrays when a battle does not fit them, and rebuild the tables when it
+        brings a footprint, a reach or a speed they do not cover (procedural scenarios)."""
+        s = self.state
+        need = (
+            battle.terrain.shape[0],
+            battle.terrain.shape[1],
+            max(len(battle.creatures), self.layout.n_slots),
+            max(len(c.attacks) for c in battle.creatures.values()),
+        )
+        have = (0, 0, 0, 0) if s is None else _dims(s)
+        if any(n > h for n, h in zip(need, have, strict=True)):
+            dims = tuple(max(n, h) for n, h in zip(need, have, strict=True))
+            new = allocate(self.num_envs, *dims, dims[3] + engine.MAX_ITERATIVES)
+            if s is not None:
+                _copy_rows(s, new)
+            self.state = new
+            self.tables = None
+            self._acc = np.zeros(dims[2])
+            self._killer = np.zeros(dims[2], dtype=np.int64)
+        profile = dict(self._profile)  # tables.charge_profile of every battle seen
+        for c in battle.creatures.values():
+            row = shape_index(c.shape)
+            melee = [a.reach for a in c.attacks if not a.ranged]
+            profile[row] = max(profile.get(row, 0), max(melee, default=0) // FEET_PER_SQUARE)
+        if self.tables is not None and profile == self._profile:
+            return
+        self._profile = profile
+        assert self.state is not None
+        kind, ruleset = battle.kind, battle.ruleset
+        height, width = self.state.terrain.shape[1:]
+        footprints = tuple(sorted(profile))
+        base = tables_for(kind, ruleset, radius_for(kind, height, width), footprints)
+        charges = tuple(sorted(profile.items()))
+        self.tables = base._replace(**charge_tables(kind, base.radius, charges))
+        self.view = fobserve._view(
+            kind,
+            ruleset,
+            frozenset(footprints),
+            self.layout.window,
+            self.layout.n_slots,
+            self.max_rounds,
+        )
+
+    # -- steps -------------------------------------------------------------------------------
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Apply one action per battle; returns ``(terminated, truncated)`` per battle
+        (the battles that ended are still in the arrays: the caller restarts them)."""
+        assert self.state is not None and self.tables is not None
+        step_all(
+            self.tables,
+            self.state,
+            self.ev,
+            actions,
+            self.mask,
+            self.cost,
+            self.mode,
+            self.layout.n_slots,
+            self.weights,
+            self.max_rounds,
+            self.gone,
+            self.agent_of,
+            self.rewards,
+            self._ends,
+            self._acc,
+            self._killer,
+        )
+        terminated, truncated = self._ends[:, 0], self._ends[:, 1]
+        if self.ev.overflow.any():
+            raise RuntimeError("a step made more events than the batched engine holds")
+        if self.record_events:
+            for i in range(self.num_envs):
+                self.events[i].extend(to_events(self.ev, i, self._ids[i], self._attack_names[i]))
+        return terminated, truncated
+
+    def observe(self) -> np.ndarray:
+        """Every battle's acting creature's observation (the ``observations`` buffer)."""
+        assert self.state is not None and self.tables is not None and self.view is not None
+        fobserve.observe_batch(
+            self.tables, self.state, self.view, self.state.actor, self.observations
+        )
+        return self.observations
+
+    def battle(self, i: int) -> Battle:
+        """Battle ``i`` as a :class:`Battle` (written into the battle it started from)."""
+        template = self.templates[i]
+        assert self.state is not None and template is not None
+        store(self.state, i, template)
+        return template
+
+
+def _creature_names(creatures: list[Any]) -> list[str]:
+    from facing_env.env import _creature_names as names
+
+    class _B:  # the env names creatures from a battle's creature dict
+        pass
+
+    holder = _B()
+    holder.creatures = {c.id: c for c in creatures}  # type: ignore[attr-defined]
+    return names(holder)
+
+
+def _dims(s: State) -> tuple[int, int, int, int]:
+    """(height, width, creature slots, attacks) the arrays hold."""
+    return (s.terrain.shape[1], s.terrain.shape[2], s.present.shape[1], s.attack_bonus.shape[2])
+
+
+def _copy_rows(old: State, new: State) -> None:
+    """Copy every battle of ``old`` into the larger arrays of ``new``."""
+    for name in State._fields:
+        a, b = getattr(old, name), getattr(new, name)
+        b[tuple(slice(0, n) for n in a.shape)] = a
