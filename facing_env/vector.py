@@ -237,9 +237,7 @@ class VectorEnv:
         only with ``record_events=True``."""
         self._check_index(i)
         if not self.record_events:
-            raise EnvStateError(
-                "events are recorded only with VectorEnv(..., record_events=True)"
-            )
+            raise EnvStateError("events are recorded only with VectorEnv(..., record_events=True)")
         return self._engine.events[int(i)]
 
     def render(self, i: int = 0) -> str:

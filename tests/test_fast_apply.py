@@ -24,6 +24,7 @@ from facing_env.fast.state import State, allocate_for, load
 from facing_env.fast.tables import tables_of
 from tests.env_play import SCENARIOS
 
+
 def _compare(kernel: State, reference: State, where: str) -> None:
     for name in State._fields:
         got, want = getattr(kernel, name)[0], getattr(reference, name)[0]

@@ -207,13 +207,13 @@ def test_events_are_recorded_on_request():
     ``record_events=True`` (whole battles, auto-resets included), and a clear error
     without it."""
     venv = VectorEnv("duel", num_envs=2, seed=7, record_events=True, max_rounds=3)
-    obs, info = venv.reset()
+    obs, _ = venv.reset()
     rng = np.random.default_rng(0)
     env = raw_env("duel", max_rounds=3)
     env.reset(seed=8)
     for _ in range(60):
         acts = np.array([_random_action(m, rng) for m in obs["action_mask"]], dtype=np.int64)
-        obs, _, term, trunc, info = venv.step(acts)
+        obs, _, term, trunc, _ = venv.step(acts)
         env.step(int(acts[1]))
         while env.agents and (
             env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
