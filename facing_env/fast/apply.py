@@ -85,29 +85,23 @@ FEET = FEET_PER_SQUARE
 
 
 @kernel
-def is_over(s, i):
-    """``engine.is_over``: at most one team has living creatures."""
+def winner(s, i):
+    """``engine.winner``: the team index of the last team standing, -1 for none (nobody
+    left, or two teams still fighting: see :func:`is_over`)."""
     team = -1
     for k in range(s.n_creatures[i]):
         if s.present[i, k] and s.hp[i, k] > 0:
             if team < 0:
                 team = s.team[i, k]
             elif s.team[i, k] != team:
-                return False
-    return True
+                return -2
+    return team
 
 
 @kernel
-def winner(s, i):
-    """``engine.winner``: the team index of the last team standing, -1 for none."""
-    team = -1
-    for k in range(s.n_creatures[i]):
-        if s.present[i, k] and s.hp[i, k] > 0:
-            if team < 0:
-                team = s.team[i, k]
-            elif s.team[i, k] != team:
-                return -1
-    return team
+def is_over(s, i):
+    """``engine.is_over``: at most one team has living creatures."""
+    return winner(s, i) != -2
 
 
 @helper
@@ -498,29 +492,11 @@ def apply_step(t, s, i, ev, c, d, turn_first, step_cost, mode):
 
 
 @helper
-def _tradeable(s, i):
-    """``engine._tradeable_slot``: the worst iterative of the first attack left, as its
-    index in ``remaining`` (-1: none)."""
-    worst = -1
-    for r in range(s.n_remaining[i]):
-        if s.remaining[i, r, 0] == 0 and (
-            worst < 0 or s.remaining[i, r, 1] < s.remaining[i, worst, 1]
-        ):
-            worst = r
-    return worst
-
-
-@helper
 def apply_five_foot_step(t, s, i, ev, c, d, mode):
     """``engine._apply_five_foot_step`` (EP-5FT-01, EP-5FT-02)."""
-    traded = (
-        s.turn_moved[i]
-        or s.turn_five_foot_step_taken[i]
-        or s.turn_running[i]
-        or s.turn_withdrawing[i] >= 0
-    )
+    traded = not scan.free_five_foot_step(s, i)
     if traded:  # EP-5FT-02: the worst attack left pays for it, and the full attack is on
-        r = _tradeable(s, i)
+        r = scan.tradeable_slot(s, i)
         _remove_remaining(s, i, c, s.remaining[i, r, 0], s.remaining[i, r, 1])
         s.turn_traded_steps[i] += 1
         s.turn_full_attack[i] = True
