@@ -32,6 +32,17 @@ Illegal actions
     it in PettingZoo's ``TerminateIllegalWrapper``: the offender gets -1 and the game ends.
     A ``step`` before ``reset`` or after the episode ended raises
     :class:`~facing_env.errors.EnvStateError`.
+Engine
+    The battle is a row of arrays stepped by the batched engine (:mod:`facing_env.fast`,
+    the same kernels as :class:`facing_env.vector.VectorEnv`, for one battle): ``step``
+    is one compiled call (decode, apply, end empty turns, rewards), ``observe`` another.
+    ``reset`` builds and starts the battle with the object engine (the readable
+    reference, :mod:`facing_env.engine`) and loads it into the arrays. ``battle`` is that
+    :class:`~facing_env.battle.Battle`, written from the arrays when read; a battle
+    changed by hand is read back at the next ``step`` or ``observe``. ``events`` turns
+    the steps' events into records when read. ``tests/test_env_reference.py`` plays every
+    scenario in this env and in the object engine with the reference observation and
+    finds them identical.
 Version history
     v0: first release.
     v1: charge, withdraw and readied attacks (``READY`` at 34, the ``CHARGE`` and
@@ -55,14 +66,22 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from facing_env import engine, observation, rewards
+from facing_env import engine, observation
 from facing_env.actions import END_TURN_INDEX, ActionCodec, creature_slots
-from facing_env.dice import Dice, check_mode
+from facing_env.battle import Battle
+from facing_env.dice import DICE_MODES, Dice, check_mode
 from facing_env.errors import EnvStateError, IllegalActionError
+from facing_env.events import Event
+from facing_env.fast.batch import BatchEngine
+from facing_env.fast.events import allocate_events
+from facing_env.fast.state import load, store, store_dice
 from facing_env.limits import MAX_ROUNDS, short_repr
 from facing_env.observation import ObservationLayout
 from facing_env.render import board_text
 from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario, reward_weights
+
+LOG_CAPACITY = 4096
+"""Events the env gathers as arrays before turning them into records."""
 
 
 def _creature_names(battle: Any) -> list[str]:
@@ -117,7 +136,8 @@ class raw_env(AECEnv):
         self.layout = ObservationLayout(size + (1 - size % 2), self.scenario.max_creatures())
         self.codec = ActionCodec(self.layout.n_slots)
         self._rng = np.random.default_rng()
-        self._memo = observation.PairMemo()  # the creature table's memo, for every episode
+        self._action = np.zeros(1, dtype=np.int64)
+        self._log = allocate_events(1, LOG_CAPACITY)  # the steps' events, not yet read
         probe = self.scenario.build(np.random.default_rng(0))
         self.possible_agents = self._agent_names(probe)
         self._obs_space = spaces.Dict(
@@ -153,15 +173,65 @@ class raw_env(AECEnv):
         """The same Discrete space for every agent."""
         return self._act_space
 
-    def share_observation_memo(self, other: raw_env) -> None:
-        """Use ``other``'s memo of creature-table rows from the next ``reset`` on (envs of
-        one observation layout). A row is keyed by everything it depends on
-        (:class:`~facing_env.observation.PairMemo`), so sharing changes no observation; it
-        only warms the memo faster (``facing_env.vector.VectorEnv`` shares one among its
-        battles)."""
-        if other.layout != self.layout:
-            raise ValueError(f"layouts differ: {self.layout} and {other.layout}")
-        self._memo = other._memo
+    # -- the engine ---------------------------------------------------------------------
+
+    def _fresh_engine(self) -> BatchEngine:
+        """The batched engine for one battle, for the current settings (a wrapper may
+        change ``dice_mode``, a caller ``scenario``, from the next battle on)."""
+        eng = self.__dict__.get("_engine")
+        key = (self.scenario, self.max_rounds, self.flat_footed_start)
+        if eng is None or self.__dict__.get("_engine_key") != key:
+            eng = BatchEngine(
+                self.scenario,
+                1,
+                agent_names=self.possible_agents,
+                layout=self.layout,
+                n_actions=self.codec.n,
+                dice_mode=self.dice_mode,
+                max_rounds=self.max_rounds,
+                flat_footed_start=self.flat_footed_start,
+                reward_dtype=np.float64,
+            )
+            self._engine, self._engine_key = eng, key
+        eng.dice_mode, eng.mode = self.dice_mode, DICE_MODES.index(self.dice_mode)
+        return eng
+
+    @property
+    def battle(self) -> Battle:
+        """The battle as a :class:`~facing_env.battle.Battle` (the object engine's form).
+
+        The env steps arrays (:mod:`facing_env.fast`); this object is written from them
+        when read. It may be changed by hand between steps: the next ``step`` or
+        ``observe`` reads it back (``invalidate_observations`` does so at once)."""
+        if "_battle" not in self.__dict__:
+            raise AttributeError("battle: call reset() first")
+        self._sync_battle()
+        self._exposed = True
+        return self._battle
+
+    @property
+    def dice(self) -> Dice:
+        """The battle's dice stream (its seed, mode, draws made so far)."""
+        self._sync_battle()
+        return self._dice
+
+    def _sync_battle(self) -> None:
+        """Write the arrays into the battle object and the dice, if they are behind."""
+        if self._stale:
+            state = self._engine.state
+            store(state, 0, self._battle)
+            store_dice(state, 0, self._dice)
+            self._stale = False
+
+    def _read_back(self) -> None:
+        """Load the battle object into the arrays (it may have been changed by hand) and
+        scan its legal actions again."""
+        if self._exposed:
+            self._sync_battle()
+            load(self._engine.state, 0, self._battle, self._dice)
+            self._engine.rescan()
+            self._obs_cache = {}
+            self._exposed = False
 
     # -- episode --------------------------------------------------------------------------
 
@@ -169,31 +239,35 @@ class raw_env(AECEnv):
         """Start a new battle; ``seed`` fixes the whole trajectory."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self.battle = self.scenario.build(self._rng)
-        self.dice = Dice(self._rng, self.dice_mode)  # the dice seed: the next draw
-        names = _creature_names(self.battle)
-        self.agent_to_id = dict(zip(names, self.battle.creatures, strict=True))
+        eng = self._fresh_engine()
+        battle, self._dice, start_events = eng.start(0, self._rng)
+        self._battle, self._stale, self._exposed = battle, False, False
+        names = _creature_names(battle)
+        self.agent_to_id = dict(zip(names, battle.creatures, strict=True))
         self.id_to_agent = {cid: a for a, cid in self.agent_to_id.items()}
-        self.teams = {cid: c.team for cid, c in self.battle.creatures.items()}
-        self.slots = {cid: creature_slots(self.battle, cid) for cid in self.battle.creatures}
+        self.teams = {cid: c.team for cid, c in battle.creatures.items()}
+        self.slots = {cid: creature_slots(battle, cid) for cid in battle.creatures}
+        self._names = names  # by creature slot of the arrays
+        self._slot = {a: k for k, a in enumerate(names)}
+        column = {a: k for k, a in enumerate(self.possible_agents)}
+        self._column = [column[a] for a in names]
         self.agents = list(names)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.events = engine.start(self.battle, self.dice, flat_footed_start=self.flat_footed_start)
-        self.damage_ledger: dict[str, int] = dict.fromkeys(self.agents, 0)
+        self._events = list(start_events)
+        self._log.count[0] = 0
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
-        self._board = observation.Board(self.battle, self.layout.window, self._memo)
-        self._finish_step(self.events)
-        self._scanned = engine.scanned(self.battle)
+        eng.rewards[0] = 0.0
+        self._finish_step(engine.is_over(battle), False)
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action (``None`` for a dead agent's last step);
         raise :class:`IllegalActionError` for anything but an index of the action space
         for a live agent, :class:`EnvStateError` before ``reset`` or after the end."""
-        if "battle" not in self.__dict__:
+        if "_battle" not in self.__dict__:
             raise EnvStateError("step() before reset(): call reset() first")
         if not self.agents:
             raise EnvStateError("step() after the episode ended: call reset() to start another")
@@ -202,16 +276,51 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         index = self._action_index(agent, action)
+        eng = self._engine
+        if self._exposed:
+            self._read_back()
+        if not eng.mask[0, index]:
+            raise IllegalActionError(self._why_illegal(agent, index))
         self._cumulative_rewards[agent] = 0.0
-        cid = self.agent_to_id[agent]
-        decoded = self.codec.decode(self.battle, self.slots[cid], index)
-        scanned = self._scanned  # the state's key, unless the battle was changed by hand
-        events = engine.apply(
-            self.battle, decoded, self.dice, scanned[0] if scanned is not None else None
-        )
-        self.events.extend(events)
-        self._finish_step(events)
-        self._scanned = engine.scanned(self.battle)
+        self._action[0] = index
+        log = self._log
+        if log.count[0] > log.kind.shape[1] - eng.ev.kind.shape[1]:
+            self._read_log()  # room for one more step's events
+        terminated, truncated = eng.step(self._action)
+        self._stale = True
+        eng.append_log(0, log)
+        self._finish_step(bool(terminated[0]), bool(truncated[0]))
+
+    @property
+    def events(self) -> list[Event]:
+        """Everything that happened in the battle so far, in order (the start's events,
+        then every step's). The engine gathers the steps' events as arrays; reading this
+        turns those not yet read into :class:`~facing_env.events.Event` records."""
+        self._read_log()
+        return self._events
+
+    @property
+    def damage_ledger(self) -> dict[str, int | float]:
+        """The damage each agent's attacks dealt in this battle (from the events)."""
+        ledger: dict[str, int | float] = dict.fromkeys(self._names, 0)
+        for e in self.events:
+            if e.kind == "attack" and e.damage and e.target is not None:
+                ledger[self.id_to_agent[e.actor]] += e.damage
+        return ledger
+
+    def _read_log(self) -> None:
+        """Turn the gathered events into records (appended to ``_events``)."""
+        log = self._log
+        if log.count[0]:
+            self._events.extend(self._engine.log_events(0, log))
+            log.count[0] = 0
+
+    def _why_illegal(self, agent: str, index: int) -> str:
+        """The object engine's reason that action ``index`` is illegal now."""
+        battle = self.battle
+        decoded = self.codec.decode(battle, self.slots[self.agent_to_id[agent]], index)
+        reason = engine.why_illegal(battle, decoded) or "not among the legal actions"
+        return f"illegal action {decoded.kind}({decoded.arg!r}): {reason}"
 
     def _action_index(self, agent: str, action: Any) -> int:
         """``action`` as an index of the action space: an integer (a numpy integer or a
@@ -231,46 +340,25 @@ class raw_env(AECEnv):
             )
         return index
 
-    def _finish_step(self, events: list) -> None:
+    def _finish_step(self, over: bool, truncated: bool) -> None:
+        """The step's rewards (the engine's row: events, outcome, draw), terminations,
+        truncations and the next agent, as PettingZoo's AEC API wants them."""
         self._obs_cache = {}
-        battle, step_rewards = self.battle, self.rewards
+        state, row = self._engine.state, self._engine.rewards[0]
+        step_rewards, slot, column = self.rewards, self._slot, self._column
+        hp = state.hp[0]
         for a in self.agents:
-            step_rewards[a] = 0.0
-        paid = False
-        for e in events:
-            if e.kind == "attack":
-                paid = True
-                break
-        if paid:  # only attacks and deaths pay
-            earned = rewards.event_rewards(events, self.teams, self.scenario.rewards)
-            for e in events:
-                if e.kind == "attack" and e.damage and e.target is not None:
-                    self.damage_ledger[self.id_to_agent[e.actor]] += e.damage
-            for cid, value in earned.items():
-                agent = self.id_to_agent[cid]
-                if agent in step_rewards:
-                    step_rewards[agent] += value
-        over = engine.is_over(battle)
-        if over:
-            outcome = rewards.outcome_rewards(
-                self.teams, engine.winner(battle), self.scenario.rewards
-            )
-            for cid, value in outcome.items():
-                if self.id_to_agent[cid] in step_rewards:
-                    step_rewards[self.id_to_agent[cid]] += value
-        creatures = battle.creatures
-        for a in self.agents:
-            if over or creatures[self.agent_to_id[a]].hp <= 0:
+            k = slot[a]
+            step_rewards[a] = float(row[column[k]])
+            if over or hp[k] <= 0:
                 self.terminations[a] = True
-        truncated = not over and battle.initiative.round > self.max_rounds
         if truncated:
-            draw = self.scenario.rewards.draw
             for a in self.agents:
                 if not self.terminations[a]:
                     self.truncations[a] = True
-                    step_rewards[a] += draw
-        if not over and battle.turn is not None:  # engine.actor(battle), is_over known
-            self.agent_selection = self.id_to_agent[battle.turn.actor]
+        actor = int(state.actor[0])
+        if not over and actor >= 0:
+            self.agent_selection = self._names[actor]
         # AECEnv._accumulate_rewards and _deads_step_first, inlined (same order and result)
         cumulative = self._cumulative_rewards
         for a, value in step_rewards.items():
@@ -284,48 +372,39 @@ class raw_env(AECEnv):
     # -- views ----------------------------------------------------------------------------
 
     def invalidate_observations(self) -> None:
-        """Forget cached observations (they are rebuilt lazily on the next ``observe``).
-        Call it after changing ``battle`` by hand: until the next ``step``, observations,
-        masks and the legal actions they are built from are reused."""
+        """Read ``battle`` back into the arrays and forget cached observations. Call it
+        after changing ``battle`` by hand to see the change before the next ``step``."""
         self._obs_cache = {}
-        self._scanned = None
+        if "_battle" in self.__dict__:
+            self._exposed = True
+            self._read_back()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's observation and action mask (zeros for anyone but the actor)."""
+        """The agent's observation and action mask (END_TURN alone for anyone but the
+        actor)."""
         cached = self._obs_cache.get(agent)
         if cached is not None:
             return cached
-        cid = self.agent_to_id[agent]
-        slots = self.slots[cid]
-        battle = self.battle
-        scanned = self._scanned  # (state key, legal actions) of this state, from the engine
-        if scanned is None:
-            scanned = self._scanned = (engine.state_key(battle), None)
-        key, legal = scanned
-        if legal is None:
-            legal = engine.legal_tuple(battle, key) if engine.actor(battle) is not None else ()
-            self._scanned = (key, legal)
-        turn = battle.turn
-        if not legal or turn is None or turn.actor != cid:
-            legal = None  # not the actor (or the battle is over)
-        obs = {
-            "observation": observation.build(
-                battle, slots, self.layout, self.max_rounds, self._board, key, legal
-            ),
-            "action_mask": self.codec.mask(battle, slots, legal)
-            if legal is not None
-            else np.zeros(self.codec.n, dtype=np.int8),
-        }
-        if not legal:  # the actor's legal actions always include END_TURN
-            # Not this agent's turn (or it is dead): only the END_TURN placeholder is set,
-            # so masked samplers never see an all-zero mask. It is never applied.
-            obs["action_mask"][END_TURN_INDEX] = 1
+        if self._exposed:
+            self._read_back()
+        eng = self._engine
+        k = self._slot[agent]
+        if int(eng.state.actor[0]) == k:
+            mask = eng.mask[0].copy()
+        else:
+            # Not this agent's turn (or it is dead, or the battle is over): only the
+            # END_TURN placeholder is set, so masked samplers never see an all-zero mask.
+            # It is never applied.
+            mask = np.zeros(self.codec.n, dtype=np.int8)
+            mask[END_TURN_INDEX] = 1
+        obs = {"observation": eng.observe_one(k).copy(), "action_mask": mask}
         self._obs_cache[agent] = obs
         return obs
 
     def state(self) -> np.ndarray:
         """A global view of the battle (see :func:`facing_env.observation.build_state`)."""
-        vec = observation.build_state(self.battle, *self._state_dims, self.scenario.teams)
+        self._sync_battle()
+        vec = observation.build_state(self._battle, *self._state_dims, self.scenario.teams)
         out = np.zeros(self.state_space.shape, dtype=np.float32)
         out[: min(len(vec), len(out))] = vec[: len(out)]
         np.clip(out, -observation.BOUND, observation.BOUND, out=out)
@@ -337,15 +416,17 @@ class raw_env(AECEnv):
         pygame window (returns None)."""
         if self.render_mode is None:
             return None
-        actor = engine.actor(self.battle)
+        self._sync_battle()
+        battle = self._battle
+        actor = engine.actor(battle)
         active = actor.id if actor else None
         if self.render_mode == "ansi":
-            return board_text(self.battle, active=active)
+            return board_text(battle, active=active)
         from facing_env import canvas, pictures, window
 
-        layout = canvas.Layout.of(self.battle, self._state_dims, len(self.possible_agents))
+        layout = canvas.Layout.of(battle, self._state_dims, len(self.possible_agents))
         frame = pictures.frame(
-            self.battle, layout, active=active, attack=canvas.last_attack(self.events)
+            battle, layout, active=active, attack=canvas.last_attack(self.events)
         )
         if self.render_mode == "rgb_array":
             return frame

@@ -314,28 +314,3 @@ def test_an_env_and_its_battle_copy_and_pickle_in_this_build(scenario, how):
     _play(twin, 40)
     assert [e.to_dict() for e in twin.events] == [e.to_dict() for e in env.events]
     assert twin.rewards == env.rewards and twin.agents == env.agents
-
-
-@pytest.mark.parametrize("scenario", SCENARIOS)
-def test_scanned_is_the_state_the_engine_left(scenario):
-    """``engine.scanned`` (the env's observations read it instead of fingerprinting the
-    state again) equals ``state_key`` and ``legal_tuple`` after every step."""
-    env = facing_env.env(scenario=scenario)
-    checked = 0
-    for seed in (0, 1, 2):
-        env.reset(seed=seed)
-        rng = np.random.default_rng(seed)
-        battle = env.unwrapped.battle
-        for _agent in env.agent_iter(max_iter=500):
-            key, legal = engine.scanned(battle)
-            if engine.actor(battle) is None:
-                assert (key, legal) == (None, ())
-            else:
-                assert key == engine.state_key(battle)
-                assert legal is engine.legal_tuple(battle)
-            # and the env holds it (observations and the next apply read it)
-            assert env.unwrapped._scanned in ((key, legal), (key, None))
-            checked += 1
-            obs, _, term, trunc, _ = env.last()
-            env.step(None if term or trunc else masked_choice(rng, obs["action_mask"]))
-    assert checked > 500

@@ -16,13 +16,13 @@ import pytest
 from facing_env import engine
 from facing_env.agents import make_agent
 from facing_env.dice import DICE_MODES
-from facing_env.env import raw_env
 from facing_env.fast import apply as fapply
 from facing_env.fast.codec import decode
 from facing_env.fast.events import allocate_events, to_events
 from facing_env.fast.state import State, allocate_for, load
 from facing_env.fast.tables import tables_of
 from tests.env_play import SCENARIOS
+from tests.reference_env import ReferenceEnv
 
 
 def _compare(kernel: State, reference: State, where: str) -> None:
@@ -44,7 +44,7 @@ def _compare(kernel: State, reference: State, where: str) -> None:
 
 
 def _play(scenario: str, seed: int, dice: str, players: dict[str, str], steps: int) -> int:
-    env = raw_env(scenario=scenario, dice=dice)
+    env = ReferenceEnv(scenario=scenario, dice=dice)
     env.reset(seed=seed)
     s = allocate_for([env.battle], n=1)
     load(s, 0, env.battle, env.dice)

@@ -25,6 +25,7 @@ from facing_env.fast.tables import tables_of
 from facing_env.observation import CHANNELS, FEATURES, SCALARS, TACTIC_SCALARS, TACTICS
 from facing_env.scenario import Scenario, load_scenario, scenario_from_dict
 from tests.env_play import SCENARIOS, masked_choice
+from tests.reference_env import ReferenceEnv
 
 
 @dataclass
@@ -50,7 +51,7 @@ def _play(
 ) -> list[Snapshot]:
     """Snapshots of one episode, every ``every``-th living decision (at most ``limit``),
     and the state after its end: random masked actions, or a scripted agent per team."""
-    env = facing_env.raw_env(scenario=scenario, dice=dice)
+    env = ReferenceEnv(scenario=scenario, dice=dice)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     agents = {}

@@ -40,6 +40,7 @@ from facing_env.fast.state import State, allocate_for, load
 from facing_env.fast.tables import Tables, tables_of
 from facing_env.turn import AttackSlot
 from tests.env_play import SCENARIOS
+from tests.reference_env import ReferenceEnv
 
 STATES_PER_SCENARIO = 60
 SCRIPTED = ("aggressive", "flanker", "defensive")
@@ -57,7 +58,7 @@ def _episode(scenario: str, seed: int, names: dict[str, str] | None, every: int)
     """One episode of ``scenario``: each team played by a scripted agent (``names``, with
     one random action in five) or at random (None); every ``every``-th decision kept, and
     every one in a turn that withdraws, attacks, runs or may trade 5-foot steps."""
-    env = facing_env.raw_env(scenario=scenario)
+    env = ReferenceEnv(scenario=scenario)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     random = make_agent("random")

@@ -21,9 +21,10 @@ from facing_env.dice import DICE_MODES, Dice
 from facing_env.fast import observe as fobserve
 from facing_env.fast.apply import apply, auto_end
 from facing_env.fast.codec import decode
-from facing_env.fast.events import Events, allocate_events, to_events
-from facing_env.fast.jit import kernel
+from facing_env.fast.events import Events, allocate_events, append_events, to_events
+from facing_env.fast.jit import bind, kernel
 from facing_env.fast.rewards import step_rewards, weight_array
+from facing_env.fast.scan import mask_batch
 from facing_env.fast.state import State, allocate, load, shape_index, store
 from facing_env.fast.tables import Tables, charge_tables, radius_for, tables_for
 from facing_env.observation import ObservationLayout
@@ -92,6 +93,7 @@ class BatchEngine:
         max_rounds: int,
         flat_footed_start: bool,
         record_events: bool = False,
+        reward_dtype: type = np.float32,
     ) -> None:
         self.scenario = scenario
         self.num_envs = num_envs
@@ -117,15 +119,19 @@ class BatchEngine:
         self.cost = np.zeros((num_envs, n_actions), dtype=np.int32)
         self.gone = np.zeros((num_envs, layout.n_slots), dtype=np.bool_)
         self.agent_of = np.zeros((num_envs, layout.n_slots), dtype=np.int64)
-        self.rewards = np.zeros((num_envs, len(agent_names)), dtype=np.float32)
+        self.rewards = np.zeros((num_envs, len(agent_names)), dtype=reward_dtype)
         self.observations = np.zeros((num_envs, layout.size), dtype=np.float32)
         self._ends = np.zeros((num_envs, 2), dtype=np.bool_)
+        self._viewer = np.zeros(1, dtype=np.int64)
+        self._row = np.zeros((1, layout.size), dtype=np.float32)
+        self._calls: dict[str, Any] = {}  # bound entry points (fast.jit.bind), by kernel
 
     # -- battles ----------------------------------------------------------------------------
 
-    def start(self, i: int, rng: np.random.Generator) -> None:
+    def start(self, i: int, rng: np.random.Generator) -> tuple[Battle, Dice, list[Any]]:
         """Start battle ``i`` as the AEC env's ``reset`` does with this generator: build,
-        dice seed, initiative and the first turns (object engine), then into the arrays."""
+        dice seed, initiative and the first turns (object engine), then into the arrays.
+        Returns the battle (kept as the row's template), its dice and the start's events."""
         battle = self.scenario.build(rng)
         dice = Dice(rng, self.dice_mode)
         events = engine.start(battle, dice, flat_footed_start=self.flat_footed_start)
@@ -142,7 +148,10 @@ class BatchEngine:
         self.gone[i] = False
         self.events[i] = list(events) if self.record_events else []
         self.ev.count[i] = 0
-        auto_end(self.tables, self.state, i, self.ev, self.mask, self.cost)  # the first scan
+        self._call(  # the first scan
+            "auto_end", auto_end, (self.tables, self.state, i, self.ev, self.mask, self.cost)
+        )
+        return battle, dice, events
 
     def _fit(self, battle: Battle) -> None:
         """Grow the arrays when a battle does not fit them, and rebuild the tables when it
@@ -162,6 +171,7 @@ class BatchEngine:
                 _copy_rows(s, new)
             self.state = new
             self.tables = None
+            self._calls = {}
             self._acc = np.zeros(dims[2])
             self._killer = np.zeros(dims[2], dtype=np.int64)
         profile = dict(self._profile)  # tables.charge_profile of every battle seen
@@ -179,6 +189,7 @@ class BatchEngine:
         base = tables_for(kind, ruleset, radius_for(kind, height, width), footprints)
         charges = tuple(sorted(profile.items()))
         self.tables = base._replace(**charge_tables(kind, base.radius, charges))
+        self._calls = {}
         self.view = fobserve._view(
             kind,
             ruleset,
@@ -194,7 +205,7 @@ class BatchEngine:
         """Apply one action per battle; returns ``(terminated, truncated)`` per battle
         (the battles that ended are still in the arrays: the caller restarts them)."""
         assert self.state is not None and self.tables is not None
-        step_all(
+        args = (
             self.tables,
             self.state,
             self.ev,
@@ -212,6 +223,7 @@ class BatchEngine:
             self._acc,
             self._killer,
         )
+        self._call("step_all", step_all, args)
         terminated, truncated = self._ends[:, 0], self._ends[:, 1]
         if self.ev.overflow.any():
             raise RuntimeError("a step made more events than the batched engine holds")
@@ -223,10 +235,48 @@ class BatchEngine:
     def observe(self) -> np.ndarray:
         """Every battle's acting creature's observation (the ``observations`` buffer)."""
         assert self.state is not None and self.tables is not None and self.view is not None
-        fobserve.observe_batch(
-            self.tables, self.state, self.view, self.state.actor, self.observations
-        )
+        args = (self.tables, self.state, self.view, self.state.actor, self.observations)
+        self._call("observe_batch", fobserve.observe_batch, args)
         return self.observations
+
+    def observe_one(self, k: int) -> np.ndarray:
+        """Creature slot ``k``'s observation of battle 0 (a reused ``(1, D)`` buffer's
+        row): any creature's, not only the actor's (the AEC env's ``observe``)."""
+        assert self.state is not None and self.tables is not None and self.view is not None
+        self._viewer[0] = k
+        args = (self.tables, self.state, self.view, self._viewer, self._row)
+        self._call("observe_one", fobserve.observe_batch, args)
+        return self._row[0]
+
+    def rescan(self) -> None:
+        """Scan every battle's legal actions again (after a row was written by hand)."""
+        assert self.state is not None and self.tables is not None
+        self._call("rescan", mask_batch, (self.tables, self.state, self.mask, self.cost))
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle and deepcopy without the bound entry points (bound again on use)."""
+        state = self.__dict__.copy()
+        state["_calls"] = {}
+        return state
+
+    def _call(self, name: str, dispatcher: Any, args: tuple) -> None:
+        """Call a kernel through its entry point bound to these arguments' types (bound
+        on the first call, again after the arrays or tables change)."""
+        call = self._calls.get(name)
+        if call is None:
+            call = self._calls[name] = bind(dispatcher, *args)
+        call(*args)
+
+    def append_log(self, i: int, log: Events) -> None:
+        """Append battle ``i``'s events of the last step to ``log`` (see
+        :func:`~facing_env.fast.events.append_events`)."""
+        self._call("append_events", append_events, (self.ev, i, log))
+        if log.overflow[0]:
+            raise RuntimeError("the event log is full: read it (log_events) more often")
+
+    def log_events(self, i: int, log: Events) -> list[Any]:
+        """The events gathered in ``log`` for battle ``i`` as ``Event`` records."""
+        return to_events(log, 0, self._ids[i], self._attack_names[i])
 
     def battle(self, i: int) -> Battle:
         """Battle ``i`` as a :class:`Battle` (written into the battle it started from)."""

@@ -15,7 +15,7 @@ import numpy as np
 
 from facing_env import engine
 from facing_env.events import Event
-from facing_env.fast.jit import helper
+from facing_env.fast.jit import helper, kernel
 from facing_env.fast.state import AREA_CODES
 from facing_env.types import AttackKind
 
@@ -98,6 +98,40 @@ def allocate_events(n: int, capacity: int = 256) -> Events:
         for name in Events._fields[2:]
     }
     return Events(np.zeros(n, np.int32), np.zeros(n, np.bool_), **columns)
+
+
+@kernel
+def append_events(ev, i, log):
+    """Append row ``i``'s events to row 0 of ``log`` (a buffer of the same columns that
+    gathers many steps' events, read back by :func:`to_events` when asked for); sets
+    ``log.overflow[0]`` instead when they do not fit."""
+    n, at = ev.count[i], log.count[0]
+    if at + n > log.kind.shape[1]:
+        log.overflow[0] = True
+        return
+    for j in range(n):
+        log.kind[0, at + j] = ev.kind[i, j]
+        log.actor[0, at + j] = ev.actor[i, j]
+        log.target[0, at + j] = ev.target[i, j]
+        log.x[0, at + j] = ev.x[i, j]
+        log.y[0, at + j] = ev.y[i, j]
+        log.has_pos[0, at + j] = ev.has_pos[i, j]
+        log.facing[0, at + j] = ev.facing[i, j]
+        log.cost[0, at + j] = ev.cost[i, j]
+        log.attack[0, at + j] = ev.attack[i, j]
+        log.attack_kind[0, at + j] = ev.attack_kind[i, j]
+        log.roll[0, at + j] = ev.roll[i, j]
+        log.total[0, at + j] = ev.total[i, j]
+        log.ac[0, at + j] = ev.ac[i, j]
+        log.hit[0, at + j] = ev.hit[i, j]
+        log.critical[0, at + j] = ev.critical[i, j]
+        log.damage[0, at + j] = ev.damage[i, j]
+        log.sneak_attack[0, at + j] = ev.sneak_attack[i, j]
+        log.own_area[0, at + j] = ev.own_area[i, j]
+        log.defender_area[0, at + j] = ev.defender_area[i, j]
+        log.facing_modifier[0, at + j] = ev.facing_modifier[i, j]
+        log.round[0, at + j] = ev.round[i, j]
+    log.count[0] = at + n
 
 
 @helper

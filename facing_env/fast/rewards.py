@@ -3,10 +3,11 @@
 :func:`step_rewards` is ``raw_env._finish_step``'s arithmetic for one battle row: the
 events' rewards (``rewards.event_rewards``: damage dealt and taken, kills, attacks from
 the flank or rear), then the outcome when the battle is over (``outcome_rewards``), then
-the draw of a battle that passed its round limit; each creature's sum is added, as a
-float32, to its agent's column (``VectorEnv``'s reward row). Creatures whose agent has
+the draw of a battle that passed its round limit; each creature's sum is added to its
+agent's column (``VectorEnv``'s float32 reward row, the AEC env's float64 one), rounded
+once. Creatures whose agent has
 left the env (``gone``: dead in an earlier step) earn nothing, as in the AEC env.
-The float64 sums are made in the reference's order, so the float32 results are equal.
+The float64 sums are made in the reference's order, so the results are equal.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def weight_array(weights: RewardWeights) -> np.ndarray:
 
 @kernel
 def step_rewards(s, i, ev, w, max_rounds, gone, agent_of, out, acc, killer):
-    """Add battle ``i``'s step rewards to ``out[i]`` (float32, by agent column
+    """Add battle ``i``'s step rewards to ``out[i]`` (float32 or float64, by agent column
     ``agent_of[i, k]``); returns ``(over, truncated)``. ``acc`` (float64) and ``killer``
     (int64), of at least the creature count, are scratch."""
     k_max = s.n_creatures[i]
@@ -89,5 +90,5 @@ def step_rewards(s, i, ev, w, max_rounds, gone, agent_of, out, acc, killer):
             total += w[W_DRAW]
         if total != 0.0:
             column = agent_of[i, k]
-            out[i, column] = out[i, column] + np.float32(total)
+            out[i, column] = out[i, column] + total  # rounded once into out's dtype
     return over, truncated

@@ -393,6 +393,16 @@ def _attack_index(c: Creature, attack: object) -> int:
     raise ValueError(f"{c.id}: an attack slot that is not one of its attacks")
 
 
+def store_dice(state: State, i: int, dice: Dice) -> None:
+    """Write row ``i``'s dice (draw count and deck) into ``dice``, the row's dice stream
+    (same seed): the inverse of :func:`load`'s dice part."""
+    if int(state.dice_seed[i]) != dice.seed:
+        raise ValueError(f"row {i} rolls dice seed {int(state.dice_seed[i])}, not {dice.seed}")
+    dice.count = int(state.dice_count[i])
+    left = int(state.deck_left[i])
+    dice._deck = [int(card) for card in state.deck[i, :left]]
+
+
 def store(state: State, i: int, battle: Battle) -> None:
     """Write row ``i``'s changing state (positions, facings, hit points, flags,
     initiative, the turn) into ``battle``, a battle built from the same spec as the row
