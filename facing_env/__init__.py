@@ -10,20 +10,17 @@ Public API (docs/design.md)::
 
 The rule queries live in :mod:`facing_env.rules`; the rules engine imports neither
 gymnasium nor pettingzoo, and importing this package never imports torch.
-``compiled_modules()`` lists the modules running from the optional Cython build
-(:mod:`facing_env._accel`); the numba kernels are cached per version of the sources
-(:mod:`facing_env._jit_cache`).
+The step path is the batched engine's numba kernels (:mod:`facing_env.fast`), cached
+on disk per version of the sources (:mod:`facing_env._jit_cache`).
 """
 
-# ruff: noqa: E402  (the build is chosen before the first compiled module is imported)
+# ruff: noqa: E402  (numba's cache is placed before the first kernel is decorated)
 from __future__ import annotations
 
-from facing_env import _accel, _jit_cache
+from facing_env import _jit_cache
 
-_accel.activate()
-_jit_cache.activate()  # before any numba kernel is decorated
+_jit_cache.activate()
 
-from facing_env._accel import compiled_modules
 from facing_env.battle import Attack, Battle, Creature, Shield
 from facing_env.env import env, parallel_env, raw_env
 from facing_env.errors import (
@@ -56,7 +53,6 @@ __all__ = [
     "Size",
     "Terrain",
     "__version__",
-    "compiled_modules",
     "env",
     "load_scenario",
     "parallel_env",

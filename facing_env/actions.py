@@ -23,14 +23,12 @@ creature slots. The mask is the encoding of ``engine.legal_actions``.
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
 from facing_env import engine, geometry
-from facing_env._accel import compiled_modules
 from facing_env.battle import Battle
 from facing_env.engine import Action
 from facing_env.errors import IllegalActionError
@@ -73,25 +71,11 @@ def creature_slots(battle: Battle, creature_id: str) -> list[str]:
     return [creature_id, *allies, *enemies]
 
 
-@dataclass
-class _CodecMemo:
-    """What an :class:`ActionCodec` remembers between calls: the last mask (by legal
-    tuple and slots), the index tables per creature, rules and grid, and the last table
-    handed out (by slots list and battle)."""
-
-    mask: tuple | None = None
-    tables: dict = field(default_factory=dict)
-    last_table: tuple | None = None
-
-
 @dataclass(frozen=True)
 class ActionCodec:
     """Encodes engine actions as integers and back, for ``n_slots`` creature rows."""
 
     n_slots: int
-    _memo: _CodecMemo = field(
-        default_factory=_CodecMemo, init=False, repr=False, compare=False, hash=False
-    )
 
     @property
     def n(self) -> int:
@@ -148,49 +132,16 @@ class ActionCodec:
             return TURN_BASE + allowed.index(int(arg))  # type: ignore[arg-type]
         return _BASES[kind] + int(arg)  # type: ignore[arg-type]
 
-    def mask(self, battle: Battle, slots: list[str], legal: tuple | None = None) -> np.ndarray:
-        """The int8 mask of the acting creature (all zeros for anyone else); ``legal``,
-        when given, is ``engine.legal_tuple(battle)`` and the creature is the actor."""
-        if legal is None:
-            if engine.actor(battle) is None or battle.turn.actor != slots[0]:
-                return np.zeros(self.n, dtype=np.int8)
-            legal = engine.legal_tuple(battle)
-        if _KERNEL is not None:  # a fresh mask costs less than the cache and a copy
-            return _KERNEL.action_mask(legal, self._index_table(battle, slots), self.n)
-        memo = self._memo
-        cached = memo.mask
-        if cached is None or cached[0] is not legal or cached[1] != slots:
-            table = self._index_table(battle, slots)
-            mask = np.zeros(self.n, dtype=np.int8)
-            mask[[table[a] for a in legal]] = 1
-            cached = memo.mask = (legal, list(slots), mask)
-        return cached[2].copy()  # the caller may write to its mask
-
-    def _index_table(self, battle: Battle, slots: list[str]) -> dict[Action, int]:
-        """Every action the creature ``slots[0]`` could take, mapped to its index (one
-        dict per creature, rules and grid; the same mapping as :meth:`encode`)."""
-        memo = self._memo
-        last = memo.last_table
-        if last is not None and last[0] is slots and last[1] is battle and last[3] == slots:
-            return last[2]  # the env asks with the same slots list all episode long
-        c = battle.creatures[slots[0]]
-        key = (tuple(slots), battle.kind, battle.ruleset, c.shape)
-        tables = memo.tables
-        table = tables.get(key)
-        if table is None:
-            if len(tables) > 256:
-                tables.clear()
-            candidates = [Action(engine.END_TURN), Action(engine.RUN), Action(engine.READY)]
-            for kind in _BASES:
-                candidates += [Action(kind, d) for d in range(N_DIRECTIONS)]
-            candidates += [
-                Action(engine.TURN, f)
-                for f in geometry.allowed_facings(battle.kind, battle.ruleset, c.shape)
-            ]
-            candidates += [Action(kind, cid) for kind in SLOT_KINDS for cid in slots]
-            table = tables[key] = {a: self.encode(battle, slots, a) for a in candidates}
-        memo.last_table = (slots, battle, table, list(slots))
-        return table
+    def mask(self, battle: Battle, slots: list[str]) -> np.ndarray:
+        """The int8 mask of creature ``slots[0]`` from the object engine's legal actions
+        (all zeros unless it is the actor). The env's masks come from the batched
+        engine's scan (:mod:`facing_env.fast.scan`); this is the readable form."""
+        mask = np.zeros(self.n, dtype=np.int8)
+        if engine.actor(battle) is None or battle.turn.actor != slots[0]:
+            return mask
+        for action in engine.legal_actions(battle):
+            mask[self.encode(battle, slots, action)] = 1
+        return mask
 
 
 def action_names(kind: str = "square", n_slots: int = 2) -> list[str]:
@@ -206,9 +157,3 @@ def action_names(kind: str = "square", n_slots: int = 2) -> list[str]:
     names += ["RUN", "READY"]
     names += [f"{kind.upper()}(slot {i})" for kind in SLOT_KINDS for i in range(n_slots)]
     return names
-
-
-_KERNEL_MODULE = "facing_env._obs_kernel"
-_KERNEL = importlib.import_module(_KERNEL_MODULE) if _KERNEL_MODULE in compiled_modules() else None
-"""The compiled mask writer (:func:`facing_env._obs_kernel.action_mask`), None when that
-module does not run compiled."""

@@ -290,21 +290,15 @@ class Battle:
                 self._occupancy[cell].remove(c.id)
 
     def clone(self) -> Battle:
-        """A fresh copy for a new episode: creatures copied, the terrain array shared."""
-        creatures = {k: dataclasses.replace(c) for k, c in self.creatures.items()}
-        battle = Battle(
-            self.ruleset,
-            self.kind,
-            self.width,
-            self.height,
-            self.diagonal_rule,
-            self.terrain,
-            creatures,
-        )
-        battle._step_static = self._step_static  # same terrain, same per-step cache
-        battle._charge_terrain = self._charge_terrain  # same terrain
-        battle._charges = self._charges  # same terrain and creatures
-        battle._charge_geometry = self._charge_geometry  # same creatures
+        """A fresh copy for a new episode: creatures copied; the terrain array, its index
+        and the rules' caches of what the terrain and the creature specs imply shared."""
+        battle = copy.copy(self)  # shares terrain, _terrain_map, _rules and the caches
+        battle.creatures = {k: dataclasses.replace(c) for k, c in self.creatures.items()}
+        battle._tables = {}
+        battle.legal_memo = None
+        battle.initiative = None
+        battle.turn = None
+        battle.rebuild_occupancy()
         return battle
 
     def copy(self) -> Battle:

@@ -7,7 +7,7 @@ battles, 1024 by default; random masked actions, time inside ``step`` only), the
 observation building alone (``observe`` on a fixed state), and PettingZoo's
 ``connect_four_v3.env()`` measured in the same run, the yardstick (docs/design.md,
 speed). All randomness is seeded, so two runs play the same games. The first line says
-whether the optional Cython build is in use (:mod:`facing_env._accel`).
+how the kernels run (numba's JIT, or plain Python under ``NUMBA_DISABLE_JIT=1``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 from pettingzoo import AECEnv
 
-from facing_env._accel import compiled_modules
 from facing_env.env import env as make_env
 from facing_env.scenario import scenario_names
 
@@ -101,6 +100,17 @@ def vector_play(scenario: str, num_envs: int, steps: int, seed: int = 0) -> Resu
     return Result(f"{scenario} VectorEnv x{num_envs}", done, seconds)
 
 
+def engine_build() -> str:
+    """How the batched engine's kernels run: numba's JIT (with its version) or, under
+    ``NUMBA_DISABLE_JIT=1``, plain Python."""
+    import numba
+    from numba.core import config
+
+    if config.DISABLE_JIT:
+        return "pure Python (NUMBA_DISABLE_JIT=1)"
+    return f"numba {numba.__version__} (compiled kernels)"
+
+
 def _connect_four() -> AECEnv:
     from pettingzoo.classic import connect_four_v3
 
@@ -151,9 +161,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     steps = args.steps or (2_000 if args.quick else 20_000)
     results = run(scenarios, steps, obs_repeats=max(200, steps // 4), num_envs=num_envs)
     yardstick = results[0].rate
-    compiled = compiled_modules()
-    build = f"compiled ({len(compiled)} modules)" if compiled else "pure Python"
-    print(f"facing_env build: {build}")
+    print(f"facing_env engine: {engine_build()}")
     print(f"{'benchmark':<32}{'steps':>9}{'steps/s':>12}{'vs connect_four':>17}")
     for r in results:
         print(f"{r.name:<32}{r.steps:>9}{r.rate:>12,.0f}{r.rate / yardstick:>16.2f}x")

@@ -37,13 +37,11 @@ two creatures in one space between atomic actions, so the engine does not offer 
 
 from __future__ import annotations
 
-import importlib
 import numbers
 from functools import cache, lru_cache
 from typing import NamedTuple
 
 from facing_env import geometry, rules
-from facing_env._accel import compiled_modules
 from facing_env.battle import Battle, Creature
 from facing_env.dice import Dice, mean_damage, roll_hits
 from facing_env.errors import IllegalActionError
@@ -1194,12 +1192,5 @@ _APPLY = {
 }
 
 
-_SCAN_MODULE = "facing_env._scan_kernel"
-_SCAN = (
-    importlib.import_module(_SCAN_MODULE).legal_actions
-    if _SCAN_MODULE in compiled_modules()
-    else _legal_actions
-)
-"""The scan behind :func:`legal_tuple`: the compiled one (:mod:`facing_env._scan_kernel`)
-when it runs compiled, else :func:`_legal_actions`; imported last, as it reads this
-module's helpers."""
+_SCAN = _legal_actions
+"""The scan behind :func:`legal_tuple`."""

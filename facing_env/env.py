@@ -36,8 +36,9 @@ Engine
     The battle is a row of arrays stepped by the batched engine (:mod:`facing_env.fast`,
     the same kernels as :class:`facing_env.vector.VectorEnv`, for one battle): ``step``
     is one compiled call (decode, apply, end empty turns, rewards), ``observe`` another.
-    ``reset`` builds and starts the battle with the object engine (the readable
-    reference, :mod:`facing_env.engine`) and loads it into the arrays. ``battle`` is that
+    ``reset`` builds and starts the first battle with the object engine (the readable
+    reference, :mod:`facing_env.engine`) and loads it into the arrays; later battles of a
+    fixed scenario restart in the arrays (:mod:`facing_env.fast.start`). ``battle`` is that
     :class:`~facing_env.battle.Battle`, written from the arrays when read; a battle
     changed by hand is read back at the next ``step`` or ``observe``. ``events`` turns
     the steps' events into records when read. ``tests/test_env_reference.py`` plays every
@@ -74,7 +75,7 @@ from facing_env.errors import EnvStateError, IllegalActionError
 from facing_env.events import Event
 from facing_env.fast.batch import BatchEngine
 from facing_env.fast.events import allocate_events
-from facing_env.fast.state import load, store, store_dice
+from facing_env.fast.state import load, store_dice
 from facing_env.limits import MAX_ROUNDS, short_repr
 from facing_env.observation import ObservationLayout
 from facing_env.render import board_text
@@ -203,11 +204,11 @@ class raw_env(AECEnv):
         The env steps arrays (:mod:`facing_env.fast`); this object is written from them
         when read. It may be changed by hand between steps: the next ``step`` or
         ``observe`` reads it back (``invalidate_observations`` does so at once)."""
-        if "_battle" not in self.__dict__:
+        if "_stale" not in self.__dict__:
             raise AttributeError("battle: call reset() first")
-        self._sync_battle()
+        battle = self._battle
         self._exposed = True
-        return self._battle
+        return battle
 
     @property
     def dice(self) -> Dice:
@@ -215,19 +216,27 @@ class raw_env(AECEnv):
         self._sync_battle()
         return self._dice
 
+    @property
+    def _battle(self) -> Battle:
+        """The battle object, brought up to date with the arrays (not marked as handed
+        out: for the env's own reads)."""
+        eng = self._engine
+        if self._stale:
+            eng.battle(0)  # written into the row's battle object (made on first use)
+            store_dice(eng.state, 0, self._dice)
+            self._stale = False
+        battle = eng.templates[0]
+        assert battle is not None
+        return battle
+
     def _sync_battle(self) -> None:
         """Write the arrays into the battle object and the dice, if they are behind."""
-        if self._stale:
-            state = self._engine.state
-            store(state, 0, self._battle)
-            store_dice(state, 0, self._dice)
-            self._stale = False
+        self._battle  # noqa: B018 (the property writes them)
 
     def _read_back(self) -> None:
         """Load the battle object into the arrays (it may have been changed by hand) and
         scan its legal actions again."""
         if self._exposed:
-            self._sync_battle()
             load(self._engine.state, 0, self._battle, self._dice)
             self._engine.rescan()
             self._obs_cache = {}
@@ -241,7 +250,8 @@ class raw_env(AECEnv):
             self._rng = np.random.default_rng(seed)
         eng = self._fresh_engine()
         battle, self._dice, start_events = eng.start(0, self._rng)
-        self._battle, self._stale, self._exposed = battle, False, False
+        restarted = eng.templates[0] is None  # restarted in the arrays: no object yet
+        self._stale, self._exposed = restarted, False
         names = _creature_names(battle)
         self.agent_to_id = dict(zip(names, battle.creatures, strict=True))
         self.id_to_agent = {cid: a for a, cid in self.agent_to_id.items()}
@@ -259,15 +269,17 @@ class raw_env(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._events = list(start_events)
         self._log.count[0] = 0
+        if restarted:  # the start's events are the engine's
+            eng.append_log(0, self._log)
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
         eng.rewards[0] = 0.0
-        self._finish_step(engine.is_over(battle), False)
+        self._finish_step(bool(eng.state.actor[0] < 0), False)
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action (``None`` for a dead agent's last step);
         raise :class:`IllegalActionError` for anything but an index of the action space
         for a live agent, :class:`EnvStateError` before ``reset`` or after the end."""
-        if "_battle" not in self.__dict__:
+        if "_stale" not in self.__dict__:
             raise EnvStateError("step() before reset(): call reset() first")
         if not self.agents:
             raise EnvStateError("step() after the episode ended: call reset() to start another")
@@ -375,7 +387,7 @@ class raw_env(AECEnv):
         """Read ``battle`` back into the arrays and forget cached observations. Call it
         after changing ``battle`` by hand to see the change before the next ``step``."""
         self._obs_cache = {}
-        if "_battle" in self.__dict__:
+        if "_stale" in self.__dict__:
             self._exposed = True
             self._read_back()
 

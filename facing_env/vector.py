@@ -49,9 +49,10 @@ each call overwrites them. Copy what you keep.
 
 **Engine.** The battles are arrays stepped by the batched engine
 (:mod:`facing_env.fast`): one compiled call per ``step`` decodes every action, applies it,
-ends the turns with nothing left and adds the rewards; battles that ended start again
-(built and started by the object engine, as the AEC env's ``reset``), and a second call
-writes every actor's observation. ``tests/test_vector.py`` checks the identity above on
+ends the turns with nothing left and adds the rewards; battles that ended start again (a
+fixed scenario's in the arrays, :func:`facing_env.fast.start.restart`; a procedural one
+built and started by the object engine), and a second call writes every actor's
+observation. ``tests/test_vector.py`` checks the identity above on
 every scenario.
 
 **Events and battles.** ``battle(i)`` returns battle ``i``'s state as a
@@ -206,8 +207,7 @@ class VectorEnv:
             if terminated[i]:
                 team = int(engine_winner(state, i))
                 if team >= 0:
-                    name = self._engine.templates[i].creatures  # type: ignore[union-attr]
-                    teams = list(dict.fromkeys(c.team for c in name.values()))
+                    teams = self._engine.team_names[i]
                     self._winner[i] = self._team_index[teams[team]]
             self._length[i] = self._steps[i]
             self._rounds[i] = state.round[i]

@@ -286,7 +286,7 @@ for scenario in ("skirmish", "hex_duel", "ogre"):
         assert got.tolist() == want, (scenario, name)
 print("ok")
 """
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "FACING_ENV_PURE_PYTHON": "1"}
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     out = subprocess.run(
         [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
     )

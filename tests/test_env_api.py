@@ -298,9 +298,9 @@ def _play(env: Any, actions: int) -> None:
 
 @pytest.mark.parametrize("scenario", ["skirmish", "hex_duel", "procedural"])
 @pytest.mark.parametrize("how", ["deepcopy", "pickle"])
-def test_an_env_and_its_battle_copy_and_pickle_in_this_build(scenario, how):
-    """Copies play on exactly as the original (in whichever build runs the tests:
-    ``facing_env.compiled_modules()`` says which)."""
+def test_an_env_and_its_battle_copy_and_pickle(scenario, how):
+    """Copies play on exactly as the original (the arrays, the bound kernels left out and
+    bound again, the battle object)."""
     clone = copy.deepcopy if how == "deepcopy" else lambda x: pickle.loads(pickle.dumps(x))
     fresh = facing_env.raw_env(scenario=scenario)
     clone(fresh).reset(seed=3)

@@ -35,12 +35,21 @@ def _same(env, ref, checks: dict) -> None:
     np.testing.assert_allclose(env.state(), ref.state(), rtol=0, atol=1e-6)
 
 
-def _play(scenario: str, seed: int, players: str | None, dice: str | None, limit: int) -> dict:
-    env = facing_env.raw_env(scenario=scenario, dice=dice)
-    ref = ReferenceEnv(scenario=scenario, dice=dice)
+def _play(
+    scenario: str,
+    seed: int | None,
+    players: str | None,
+    dice: str | None,
+    limit: int,
+    pair: tuple | None = None,
+) -> dict:
+    env, ref = pair or (
+        facing_env.raw_env(scenario=scenario, dice=dice),
+        ReferenceEnv(scenario=scenario, dice=dice),
+    )
     env.reset(seed=seed)
     ref.reset(seed=seed)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed or 0)
     agents = {}
     if players is not None:
         names = players.split(",")
@@ -80,3 +89,23 @@ def test_scripted_play_matches_the_reference(scenario, players):
 @pytest.mark.parametrize("dice", ["expected", "deck", "mean"])
 def test_every_dice_mode_matches_the_reference(dice):
     _play("skirmish", seed=2, players="aggressive", dice=dice, limit=150)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_later_episodes_of_one_env_match_the_reference(scenario):
+    """A fixed scenario's later battles restart in the arrays (``fast.start.restart``:
+    the opening, a new dice seed, initiative, the first turn) instead of being built and
+    loaded again: one env, whole battles seeded and unseeded, against the reference."""
+    pair = (facing_env.raw_env(scenario=scenario), ReferenceEnv(scenario=scenario))
+    for seed in (3, None, None, 4):
+        _play(scenario, seed=seed, players=None, dice=None, limit=400, pair=pair)
+
+
+@pytest.mark.parametrize("dice", ["expected", "deck"])
+def test_restarts_under_other_dice_match_the_reference(dice):
+    pair = (
+        facing_env.raw_env(scenario="duel", dice=dice),
+        ReferenceEnv(scenario="duel", dice=dice),
+    )
+    for seed in (1, None, None):
+        _play("duel", seed=seed, players=None, dice=dice, limit=400, pair=pair)

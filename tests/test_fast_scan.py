@@ -130,8 +130,6 @@ def loaded(battles: list[Battle]) -> tuple[Tables, State]:
 def check_reach(t: Tables, s: State, i: int, b: Battle) -> None:
     """Every reach and threat query of ``reach`` against the reference, for every pair of
     creatures (and every attack, every cell of the board and a margin)."""
-    from facing_env.observation import _pair_geometry
-
     creatures = list(b.creatures.values())
     h, w = b.terrain.shape
     cells = [b.cell_at(r, c) for r in range(-2, h + 2) for c in range(-2, w + 2)]
@@ -146,7 +144,7 @@ def check_reach(t: Tables, s: State, i: int, b: Battle) -> None:
         for o, other in enumerate(creatures):
             assert reach.threatens_creature(s, i, k, o) == rules.threatens(b, c, other)
             if o != k:
-                covers_it = _pair_geometry(b, other, c)[1]
+                covers_it = any(cell in covered for cell in b.cells_of(other))
                 assert reach.reach_covers_creature(s, i, k, o) == covers_it
             for a, attack in enumerate(c.attacks):
                 want = engine.slot_reaches(b, c, other, AttackSlot(attack, 0))

@@ -171,9 +171,8 @@ def test_battle_copy_is_an_independent_copy():
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_observations_match_the_oracle_over_several_episodes_of_one_env(scenario):
-    """The creature table's pair memo (``observation.PairMemo``) serves every episode of an
-    env, keyed by creature profile (procedural scenarios change the creatures): one env,
-    four seeded episodes, the oracle every 7th decision."""
+    """One env, four seeded episodes (procedural scenarios change the creatures between
+    them), the oracle every 7th decision."""
     env = facing_env.raw_env(scenario=scenario)
     rng = np.random.default_rng(11)
     checked = 0
@@ -205,10 +204,9 @@ def _duel_with(**red: object) -> dict:
     }
 
 
-def test_pair_memo_tells_creatures_apart_by_spec_not_by_id():
+def test_a_new_scenario_with_the_same_ids_gives_new_rows():
     """Same ids, different spec (here reach 10 ft instead of 5): the next episode must not
-    reuse the memoised rows (red 2 squares away threatens blue only with reach); twins
-    (same spec, other id and team) share a profile."""
+    reuse anything of the last (red 2 squares away threatens blue only with reach)."""
     from facing_env.scenario import scenario_from_dict
 
     env = facing_env.raw_env(scenario=scenario_from_dict(_duel_with()))
@@ -217,8 +215,6 @@ def test_pair_memo_tells_creatures_apart_by_spec_not_by_id():
     red, blue = env.agent_to_id["red_0"], "blue"
     table = observation.ObservationLayout(env.layout.window, env.layout.n_slots)
     assert env.slots[red][1] == blue
-    profiles = observation.PairMemo().bind(env.battle)
-    assert profiles[red] == profiles[blue]
     env.battle.creatures[red].flat_footed = env.battle.creatures[blue].flat_footed = False
     env.invalidate_observations()
     row = table.split(env.observe("red_0")["observation"])[1][1]
@@ -229,7 +225,6 @@ def test_pair_memo_tells_creatures_apart_by_spec_not_by_id():
     env.invalidate_observations()
     row = table.split(env.observe("red_0")["observation"])[1][1]
     assert row[reach] == 1.0
-    assert len(set(observation.PairMemo().bind(env.battle).values())) == 2
     check_observations_match_reference(env)
 
 
@@ -243,7 +238,7 @@ def test_pair_memo_tells_creatures_apart_by_spec_not_by_id():
 )
 def test_threat_channels_are_capped_at_four_threateners(teams, lone):
     """The board accumulates 0.25 per threatening creature and clamps only when an
-    observer can have more than four allies or enemies (``observation.Board``): the cell
+    observer can have more than four allies or enemies (``fast.observe``): the cell
     (2, 2), threatened by the five creatures around it, reads 1.0 for the one creature
     whose enemies they all are, as the oracle's min(count, 4) / 4; every agent's whole
     observation equals the oracle's."""

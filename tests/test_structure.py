@@ -1,8 +1,9 @@
 """Structure rules of the step path (the speed issue): state is owned by one object.
 
-Caches live in attributes their owner declares (``Battle.legal_memo``, the codec's memo,
-``Board.kernel_context``, ``ObservationView.memo``); no module writes into another
-object's ``__dict__``.
+The step path is one pipeline over arrays (:mod:`facing_env.fast`); caches live in
+attributes their owner declares (``Battle.legal_memo`` of the object engine,
+``ObservationView.memo`` of the scripted agents' view); no module writes into another
+object's ``__dict__`` and no module is loaded by name at run time.
 """
 
 from __future__ import annotations
@@ -19,7 +20,22 @@ TESTS = sorted(ROOT.joinpath("tests").rglob("*.py"))
 
 def test_sources_are_found():
     names = {p.name for p in SOURCES}
-    assert {"engine.py", "actions.py", "_obs_kernel.py", "pathing.py"} <= names
+    assert {"engine.py", "actions.py", "batch.py", "observe.py", "pathing.py"} <= names
+
+
+def test_one_fast_step_path():
+    """The Cython twins (``_obs_kernel``, ``_scan_kernel``), their build (``setup.py``)
+    and their loader (``_accel``) are gone, and no module of the package is loaded by
+    name (``importlib``)."""
+    gone = {"_accel.py", "_obs_kernel.py", "_scan_kernel.py", "setup.py"}
+    assert gone.isdisjoint({p.name for p in SOURCES} | {p.name for p in ROOT.iterdir()})
+    loaders = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in SOURCES
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if "import_module(" in line
+    ]
+    assert loaders == []
 
 
 def test_no_module_reaches_into_another_objects_dict():

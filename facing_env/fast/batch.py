@@ -25,7 +25,8 @@ from facing_env.fast.events import Events, allocate_events, append_events, to_ev
 from facing_env.fast.jit import bind, kernel
 from facing_env.fast.rewards import step_rewards, weight_array
 from facing_env.fast.scan import mask_batch
-from facing_env.fast.state import State, allocate, load, shape_index, store
+from facing_env.fast.start import id_ranks, restart
+from facing_env.fast.state import State, allocate, allocate_for, load, shape_index, store
 from facing_env.fast.tables import Tables, charge_tables, radius_for, tables_for
 from facing_env.observation import ObservationLayout
 from facing_env.scenario import Scenario
@@ -109,6 +110,8 @@ class BatchEngine:
         self.templates: list[Battle | None] = [None] * num_envs
         self.events: list[list[Any]] = [[] for _ in range(num_envs)]
         self._ids: list[list[str]] = [[] for _ in range(num_envs)]
+        self.team_names: list[list[str]] = [[] for _ in range(num_envs)]
+        """Battle ``i``'s teams in order of first appearance (``state.team`` indexes it)."""
         self._attack_names: list[list[list[str]]] = [[] for _ in range(num_envs)]
         self.state: State | None = None
         self._profile: dict[int, int] = {}
@@ -125,13 +128,47 @@ class BatchEngine:
         self._viewer = np.zeros(1, dtype=np.int64)
         self._row = np.zeros((1, layout.size), dtype=np.float32)
         self._calls: dict[str, Any] = {}  # bound entry points (fast.jit.bind), by kernel
+        self._opening: Battle | None = None  # a fixed scenario's battle as built
+        self._loaded = np.zeros(num_envs, dtype=np.bool_)  # rows holding that scenario
 
     # -- battles ----------------------------------------------------------------------------
 
     def start(self, i: int, rng: np.random.Generator) -> tuple[Battle, Dice, list[Any]]:
-        """Start battle ``i`` as the AEC env's ``reset`` does with this generator: build,
-        dice seed, initiative and the first turns (object engine), then into the arrays.
-        Returns the battle (kept as the row's template), its dice and the start's events."""
+        """Start battle ``i`` as the AEC env's ``reset`` does with this generator.
+
+        A row that held this fixed scenario before restarts in the arrays
+        (:func:`~facing_env.fast.start.restart`: the opening's changing fields, a new
+        dice seed, initiative and the first turn, as the object engine's ``start``);
+        otherwise the object engine builds and starts the battle and ``load`` writes it
+        in. Returns the battle as built (the opening, for a restart: the same creatures
+        and ids; :meth:`battle` writes the row's state into a copy when asked), the dice
+        and the start's events (the events of a restart are in row ``i`` of ``ev``, for
+        :meth:`append_log` and ``record_events``; the list is then empty)."""
+        opening = self._opening
+        if opening is not None and self._loaded[i]:
+            dice = Dice(rng, self.dice_mode)  # the generator's draw after the build
+            assert self.state is not None and self.tables is not None
+            args = (
+                self.tables,
+                self.state,
+                i,
+                self.ev,
+                self.mask,
+                self.cost,
+                self._tpl,
+                np.uint64(dice.seed),
+                self.mode,
+                self.flat_footed_start,
+                self._id_rank,
+                self._keys,
+                self._rows,
+            )
+            self._call("restart", restart, args)
+            self.templates[i] = None
+            self.gone[i] = False
+            if self.record_events:
+                self.events[i] = to_events(self.ev, i, self._ids[i], self._attack_names[i])
+            return opening, dice, []
         battle = self.scenario.build(rng)
         dice = Dice(rng, self.dice_mode)
         events = engine.start(battle, dice, flat_footed_start=self.flat_footed_start)
@@ -142,6 +179,7 @@ class BatchEngine:
         creatures = list(battle.creatures.values())
         self._ids[i] = [c.id for c in creatures]
         self._attack_names[i] = [[a.name for a in c.attacks] for c in creatures]
+        self.team_names[i] = list(dict.fromkeys(c.team for c in creatures))
         names = _creature_names(creatures)
         self.agent_of[i] = 0
         self.agent_of[i, : len(names)] = [self._agent_index[a] for a in names]
@@ -151,7 +189,22 @@ class BatchEngine:
         self._call(  # the first scan
             "auto_end", auto_end, (self.tables, self.state, i, self.ev, self.mask, self.cost)
         )
+        if self.scenario.generator is None:
+            self._loaded[i] = True
+            if self._opening is None:
+                self._set_opening()
         return battle, dice, events
+
+    def _set_opening(self) -> None:
+        """Keep the fixed scenario's opening (as built, before the start) for restarts."""
+        opening = self.scenario.build(np.random.default_rng(0))  # a fixed build: no draw
+        self._opening = opening
+        self._tpl = allocate_for([opening], n=1)
+        load(self._tpl, 0, opening)
+        self._id_rank = id_ranks(list(opening.creatures))
+        k = len(opening.creatures)
+        self._keys = np.zeros((k, 3), dtype=np.float64)
+        self._rows = np.zeros(k, dtype=np.int64)
 
     def _fit(self, battle: Battle) -> None:
         """Grow the arrays when a battle does not fit them, and rebuild the tables when it
@@ -279,9 +332,13 @@ class BatchEngine:
         return to_events(log, 0, self._ids[i], self._attack_names[i])
 
     def battle(self, i: int) -> Battle:
-        """Battle ``i`` as a :class:`Battle` (written into the battle it started from)."""
+        """Battle ``i`` as a :class:`Battle` (its state written into the battle it started
+        from, or into a copy of the opening after a restart)."""
+        assert self.state is not None
         template = self.templates[i]
-        assert self.state is not None and template is not None
+        if template is None:
+            assert self._opening is not None
+            template = self.templates[i] = self._opening.clone()
         store(self.state, i, template)
         return template
 

@@ -15,7 +15,8 @@ What the reference's users read:
   opportunity) and ``rules.may_withdraw_from`` read ``threatened_cells``: both are
   :func:`threatens_cell` (:func:`threatens_creature` for a creature's squares);
 - the observation's ``THREATENS_ME`` / ``I_THREATEN_IT`` columns are
-  :func:`reach_covers_creature` and :func:`can_make_aoo` (``_pair_geometry``).
+  :func:`reach_covers_creature` and :func:`can_make_aoo` (the reference observation's
+  ``cells_within`` of the melee reach).
 
 Kernels take the tables ``t`` (:class:`~facing_env.fast.tables.Tables`), the state ``s``
 and the battle row ``i``; creatures are slots, attacks indices into a creature's
@@ -117,8 +118,8 @@ def reach_covers(s, i, k, x, y):
 
 @kernel
 def reach_covers_creature(s, i, k, o):
-    """Whether ``k``'s melee reach covers a square of ``o``'s space (the observation's
-    ``_pair_geometry``)."""
+    """Whether ``k``'s melee reach covers a square of ``o``'s space
+    (``rules.opportunity.cells_within`` of ``melee_reach``)."""
     radius = melee_reach(s, i, k) // FEET
     shape = s.shape[i, o]
     for p in range(_CELLS[shape]):
