@@ -79,15 +79,26 @@ def observation_only(scenario: str, repeats: int, seed: int = 0) -> Result:
     return Result(f"{scenario} observe", repeats, time.perf_counter() - start)
 
 
+WARMUP_STEPS = 1000
+"""At most this many untimed ``VectorEnv.step`` calls before the timed ones."""
+
+
 def vector_play(scenario: str, num_envs: int, steps: int, seed: int = 0) -> Result:
     """Agent-steps per second of :class:`~facing_env.vector.VectorEnv` under random masked
     play: ``num_envs`` battles, ``step`` calls until ``steps`` agent-steps; only the time
-    inside ``step`` counts (the actions are drawn outside it)."""
+    inside ``step`` counts (the actions are drawn outside it). Untimed warm-up steps come
+    first, until a battle has ended and restarted: the first call of each kernel in a
+    process loads it from numba's cache (tens of milliseconds), which is not throughput."""
     from facing_env.vector import VectorEnv
 
     venv = VectorEnv(scenario, num_envs=num_envs, seed=seed)
     obs, _ = venv.reset()
     rng = np.random.default_rng(seed)
+    for warm in range(WARMUP_STEPS):
+        actions = np.argmax(obs["action_mask"] * rng.random(obs["action_mask"].shape), axis=1)
+        obs, _, terminated, truncated, _ = venv.step(actions)
+        if warm >= 1 and (terminated.any() or truncated.any()):
+            break
     done, seconds = 0, 0.0
     while done < steps:
         # one allowed index per row: the largest uniform key among the allowed ones
