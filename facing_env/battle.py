@@ -159,10 +159,6 @@ class Battle:
     _charge_terrain: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     _charge_geometry: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     _charges: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
-    legal_memo: Any = field(default=None, repr=False, compare=False)
-    """The engine's scan of the latest state it was asked about, ``(state key, legal
-    actions, step costs)`` (``engine._legal_entry``): keyed by the state, so it is never
-    read for another state, a copy's included."""
     initiative: Any = field(default=None, repr=False)  # turn.Initiative, set by the engine
     turn: Any = field(default=None, repr=False)  # turn.TurnState of the acting creature
 
@@ -295,7 +291,6 @@ class Battle:
         battle = copy.copy(self)  # shares terrain, _terrain_map, _rules and the caches
         battle.creatures = {k: dataclasses.replace(c) for k, c in self.creatures.items()}
         battle._tables = {}
-        battle.legal_memo = None
         battle.initiative = None
         battle.turn = None
         battle.rebuild_occupancy()
@@ -308,9 +303,8 @@ class Battle:
     def __deepcopy__(self, memo: dict[int, Any]) -> Battle:
         """Copies the state; shares the rules' caches of what the (fixed) terrain and
         creature specs imply (``_charge_terrain``, ``_charge_geometry``, the answers per
-        placement ``_charges``), which are large and never stale, and the engine's scan
-        (``legal_memo``, keyed by the state and never changed in place)."""
-        shared = {"_charge_terrain", "_charge_geometry", "_charges", "legal_memo"}
+        placement ``_charges``), which are large and never stale."""
+        shared = {"_charge_terrain", "_charge_geometry", "_charges"}
         out = object.__new__(Battle)
         memo[id(self)] = out
         for f in dataclasses.fields(self):

@@ -1,8 +1,10 @@
 """The turn engine: initiative, the d20 action economy, attacks and their outcomes.
 
-``legal_actions(battle)`` is the single source of truth: it lists every action for which
-``why_illegal`` finds nothing wrong, and ``apply`` raises :class:`IllegalActionError` with
-that same reason for anything else. All rules come from :mod:`facing_env.rules`; the
+``why_illegal(battle, action)`` is the single source of truth: ``legal_actions(battle)``
+lists every candidate for which it finds nothing wrong, and ``apply`` raises
+:class:`IllegalActionError` with its reason for anything else. This is the readable
+reference; the env's masks come from the batched engine's scan (:mod:`facing_env.fast.scan`),
+which the tests compare with it. All rules come from :mod:`facing_env.rules`; the
 engine only sequences them (docs/design.md, turns and actions):
 
 - a turn is a move action plus a standard action, or a full-round action (a full attack
@@ -49,13 +51,8 @@ from facing_env.events import Event
 from facing_env.geometry import Shape
 from facing_env.rules.movement import (
     FULL_ROUND,
-    blocked_or_occupied,
-    direction_rows,
-    facing_rows,
-    walk_cost,
 )
 from facing_env.tables import (
-    FACING_SURCHARGE_MULTIPLIER,
     FEET_PER_SQUARE,
     MIN_SPEED_FOR_FIVE_FOOT_STEP,
 )
@@ -112,16 +109,6 @@ _READY = Action(READY)
 _MOVES = tuple(Action(MOVE, d) for d in range(8))
 _KEEPS = tuple(Action(STEP_KEEP_FACING, d) for d in range(8))
 _FIVES = tuple(Action(FIVE_FOOT_STEP, d) for d in range(8))
-
-
-@cache
-def _turn_actions(
-    kind: GridKind, ruleset: Ruleset, shape: Shape, facing: int
-) -> tuple[Action, ...]:
-    """TURN to every allowed facing but the current one."""
-    return tuple(
-        Action(TURN, f) for f in geometry.allowed_facings(kind, ruleset, shape) if f != facing
-    )
 
 
 # -- setting up ---------------------------------------------------------------------------
@@ -267,8 +254,8 @@ def why_illegal(battle: Battle, action: Action) -> str | None:
 
 def state_key(battle: Battle) -> tuple:
     """A fingerprint of everything legality depends on: every creature's position, facing,
-    hit points and flat-footedness, and the acting creature's turn state. Used to reuse
-    :func:`legal_actions` within a step (mask, validation, auto end of turn)."""
+    hit points and flat-footedness, and the acting creature's turn state (the tests use it
+    to check that a refused action changes nothing)."""
     ts = battle.turn
     return (
         tuple(
@@ -304,136 +291,36 @@ def state_key(battle: Battle) -> tuple:
 
 
 def legal_actions(battle: Battle) -> list[Action]:
-    """Every action the acting creature may take now (END_TURN always among them).
-
-    The list is computed once per state (see :func:`state_key`); callers get a fresh copy.
-    """
-    return list(legal_tuple(battle))
+    """Every action the acting creature may take now (END_TURN always among them): every
+    candidate :func:`why_illegal` accepts, in candidate order."""
+    return [a for a in _candidates(battle) if why_illegal(battle, a) is None]
 
 
-def legal_tuple(battle: Battle, key: tuple | None = None) -> tuple[Action, ...]:
-    """:func:`legal_actions` as the cached tuple itself (no copy; the same object for as
-    long as the state is unchanged, so callers may key their own caches on it). ``key``,
-    when the caller has it already, must be ``state_key(battle)``."""
-    return _legal_entry(battle, key)[1]
+def reference_legal_actions(battle: Battle) -> list[Action]:
+    """:func:`legal_actions` (the name the differential tests use for the oracle)."""
+    return legal_actions(battle)
 
 
-def _legal_entry(
-    battle: Battle, key: tuple | None = None
-) -> tuple[tuple, tuple[Action, ...], dict[Action, int | str]]:
-    """(state key, legal actions, step costs) of the current state, computed once;
-    ``key``, when the caller has it, must be ``state_key(battle)``."""
-    if key is None:
-        key = state_key(battle)
-    cached = battle.legal_memo
-    if cached is not None and cached[0] == key:
-        return cached
-    costs: dict[Action, int | str] = {}
-    entry = battle.legal_memo = (key, tuple(_SCAN(battle, costs)), costs)
-    return entry
-
-
-def scan_cost(battle: Battle, action: Action) -> int | str | None:
-    """The movement cost the legal scan found for a legal MOVE or STEP_KEEP_FACING in the
-    current state (``rules.FULL_ROUND`` for impeded terrain), None for anything else.
-    ``tests/test_mask_exact.py`` checks it against :func:`_step` (``rules.step_cost``)."""
-    return _legal_entry(battle)[2].get(action)
-
-
-def _legal_actions(battle: Battle, costs: dict[Action, int | str] | None = None) -> list[Action]:
-    """The fast scan behind :func:`legal_actions`: each direction's cells are read once
-    (``rules.movement.direction_rows`` and ``blocked_or_occupied``, the reads of
-    ``step_entry``) and the checks of :func:`why_illegal` are applied in the same order.
-    ``tests/test_mask_exact.py`` proves the two agree on random states. ``costs``, when
-    given, receives the movement cost of every legal MOVE and STEP_KEEP_FACING."""
-    if costs is None:
-        costs = {}
+def _candidates(battle: Battle) -> list[Action]:
+    """Every action the acting creature might take (none when the battle is over)."""
     c = actor(battle)
     if c is None:
         return []
-    ts = battle.turn
-    legal = [_END]
-    if ts.actions_taken >= MAX_ACTIONS_PER_TURN:
-        return legal
-    if _check_run(battle, c, None) is None:
-        legal.append(_RUN)
-    turnable = _turnable(battle, c)
-    walk = not ts.five_foot_step_taken
-    capacity = movement_capacity(battle) if walk else 0
-    fresh = not ts.moved and ts.move_available and ts.standard_available
-    full_round_ok = fresh and not ts.attacks_made and not ts.running
-    five_ok = not (ts.moved or ts.five_foot_step_taken or ts.running)
-    five_speed = c.speed >= MIN_SPEED_FOR_FIVE_FOOT_STEP
-    # entry_cost over cached rows: walk_cost, then x2 into the flank/rear without turning
-    # first (ua35, UA-MOVE-03/04)
-    odd = ts.diagonals % 2 == 1 and battle.diagonal_rule == "alternating"
-    surcharge = battle.rules.movement_surcharge and battle.table(c) is not None
-    rows = _facing_rows(battle, c) if turnable or surcharge else None
-    moves, keeps, fives = [], [], []
-    for row in direction_rows(battle, c.shape, c.pos):
-        if not row.open:
-            continue
-        occupied = blocked_or_occupied(battle, c, row.cells)
-        if occupied == 2:
-            continue
-        if walk and not occupied and not (ts.running and row.difficult):
-            d = row.d
-            keeps_facing, front = rows[d] if rows is not None else (True, True)
-            if row.impeded:  # EP-TER-02: a full-round action
-                if full_round_ok:
-                    moves.append(_MOVES[d])
-                    costs[_MOVES[d]] = FULL_ROUND
-                    if turnable and not keeps_facing:
-                        keeps.append(_KEEPS[d])
-                        costs[_KEEPS[d]] = FULL_ROUND
-            else:
-                cost = walk_cost(row.diagonal, row.difficult, odd)
-                if cost <= capacity:
-                    moves.append(_MOVES[d])
-                    costs[_MOVES[d]] = cost
-                if turnable and not keeps_facing:
-                    if surcharge and not front:
-                        cost *= FACING_SURCHARGE_MULTIPLIER
-                    if cost <= capacity:
-                        keeps.append(_KEEPS[d])
-                        costs[_KEEPS[d]] = cost
-        if five_ok and five_speed and not (occupied or row.difficult or row.impeded):
-            fives.append(_FIVES[row.d])  # EP-5FT-03
-    legal += moves + keeps + fives
-    if turnable and _turn_cost(battle) is not None:
-        legal.extend(_turn_actions(battle.kind, battle.ruleset, c.shape, c.facing))
-    _add_maneuvers(battle, c, legal)
-    _add_attacks(battle, c, legal)
-    return legal
+    n_dirs = len(geometry.direction_names(battle.kind))
+    candidates = [Action(END_TURN), Action(RUN)]
+    for kind in (MOVE, STEP_KEEP_FACING, FIVE_FOOT_STEP):
+        candidates.extend(Action(kind, d) for d in range(n_dirs))
+    candidates.extend(Action(TURN, f) for f in range(len(geometry.facing_names(battle.kind))))
+    candidates.extend(Action(ATTACK, e.id) for e in battle.living() if e.team != c.team)
+    candidates.append(Action(READY))
+    for kind in (CHARGE, WITHDRAW):
+        candidates.extend(Action(kind, e.id) for e in battle.living() if e.team != c.team)
+    return candidates
 
 
-def _add_maneuvers(battle: Battle, c: Creature, legal: list[Action]) -> None:
-    """The tactical part of both legal scans (one copy, called by each): a withdrawal's
-    limits on the steps found (EP-WDR-01), a player character's 5-foot steps bought with
-    attacks (EP-5FT-02), then READY, CHARGE and WITHDRAW."""
-    ts = battle.turn
-    if ts.withdrawing is not None:
-        legal[:] = [a for a in legal if _withdraw_keeps(battle, c, a)]
-    elif _may_trade_step(battle, c):
-        n = len(geometry.direction_vectors(battle.kind))
-        legal.extend(_FIVES[d] for d in range(n) if _five_foot_target_ok(battle, c, d))
-    if _check_ready(battle, c, None) is None:
-        legal.append(_READY)
-    if _full_round_fresh(battle) and c.speed >= FEET_PER_SQUARE:
-        foes = [e for e in battle.creatures.values() if e.hp > 0 and e.team != c.team]
-        legal.extend(_charge_action(e.id) for e in foes if rules.charge_destinations(battle, c, e))
-        legal.extend(_withdraw_action(e.id) for e in foes if rules.may_withdraw_from(battle, c, e))
-
-
-def _withdraw_keeps(battle: Battle, c: Creature, a: Action) -> bool:
-    """Whether a scanned action stays legal during a withdrawal: no 5-foot step, and every
-    step further from the primary target (EP-WDR-01)."""
-    if a.kind == FIVE_FOOT_STEP:
-        return False
-    if a.kind != MOVE and a.kind != STEP_KEEP_FACING:
-        return True
-    dest = _destination(battle, c, a.arg)
-    return rules.withdraw_step_allowed(battle, c, battle.turn.withdrawing, dest)
+def _anything_but_end_turn(battle: Battle) -> bool:
+    """Whether the actor may do anything but END_TURN (it stops at the first one)."""
+    return any(a.kind != END_TURN and why_illegal(battle, a) is None for a in _candidates(battle))
 
 
 def _destination(battle: Battle, c: Creature, d: object) -> tuple[int, int]:
@@ -495,64 +382,8 @@ def _five_foot_target_ok(battle: Battle, c: Creature, d: int) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _charge_action(target: str) -> Action:
-    return Action(CHARGE, target)
-
-
-@lru_cache(maxsize=4096)
-def _withdraw_action(target: str) -> Action:
-    return Action(WITHDRAW, target)
-
-
-def _add_attacks(battle: Battle, c: Creature, legal: list[Action]) -> None:
-    """Append ATTACK for every living enemy, in spec order (as ``_usable_slot``), that an
-    attack left this turn reaches: the last part of both legal scans."""
-    slots = _attack_slots(battle)[0]
-    if slots:
-        for e in battle.creatures.values():
-            if e.hp > 0 and e.team != c.team:
-                for slot in slots:
-                    if slot_reaches(battle, c, e, slot):
-                        legal.append(_attack_action(e.id))
-                        break
-
-
-@lru_cache(maxsize=4096)
 def _attack_action(target: str) -> Action:
     return Action(ATTACK, target)
-
-
-def _facing_rows(battle: Battle, c: Creature) -> tuple[tuple[bool, bool], ...]:
-    return _facing_rows_cached(battle.kind, battle.ruleset, c.shape, c.facing)
-
-
-@cache
-def _facing_rows_cached(
-    kind: GridKind, ruleset: Ruleset, shape: Shape, facing: int
-) -> tuple[tuple[bool, bool], ...]:
-    toward = tuple(
-        _closest_facing_cached(kind, ruleset, shape, facing, geometry.direction_angle(kind, d))
-        for d in range(len(geometry.direction_vectors(kind)))
-    )
-    return facing_rows(kind, ruleset, facing, toward)
-
-
-def reference_legal_actions(battle: Battle) -> list[Action]:
-    """Every candidate action that :func:`why_illegal` accepts, the slow way (the oracle
-    for :func:`legal_actions`)."""
-    c = actor(battle)
-    if c is None:
-        return []
-    n_dirs = len(geometry.direction_names(battle.kind))
-    candidates = [Action(END_TURN), Action(RUN)]
-    for kind in (MOVE, STEP_KEEP_FACING, FIVE_FOOT_STEP):
-        candidates.extend(Action(kind, d) for d in range(n_dirs))
-    candidates.extend(Action(TURN, f) for f in range(len(geometry.facing_names(battle.kind))))
-    candidates.extend(Action(ATTACK, e.id) for e in battle.living() if e.team != c.team)
-    candidates.append(Action(READY))
-    for kind in (CHARGE, WITHDRAW):
-        candidates.extend(Action(kind, e.id) for e in battle.living() if e.team != c.team)
-    return [a for a in candidates if why_illegal(battle, a) is None]
 
 
 def _check_end_turn(battle: Battle, c: Creature, arg: object) -> str | None:
@@ -777,19 +608,17 @@ _CHECKS = {
 # -- applying -----------------------------------------------------------------------------
 
 
-def apply(battle: Battle, action: Action, dice: Dice, key: tuple | None = None) -> list[Event]:
+def apply(battle: Battle, action: Action, dice: Dice) -> list[Event]:
     """Apply one action of the acting creature and return what happened.
 
-    Raises :class:`IllegalActionError` naming the action and the reason for anything
-    :func:`legal_actions` would not list. When the actor has nothing left but END_TURN,
-    or dies, its turn ends by itself. ``key``, when the caller has it, must be
-    ``state_key(battle)`` (the env passes the one :func:`scanned` gave it).
+    Raises :class:`IllegalActionError` naming the action and the reason
+    :func:`why_illegal` gives. When the actor has nothing left but END_TURN, or dies, its
+    turn ends by itself.
     """
     if type(action) is not Action:
         action = Action(*action)
-    _, legal, costs = _legal_entry(battle, key)
-    if action not in legal:
-        reason = why_illegal(battle, action) or "not among the legal actions"
+    reason = why_illegal(battle, action)
+    if reason is not None:
         raise IllegalActionError(f"illegal action {action.kind}({action.arg!r}): {reason}")
     c = battle.creatures[battle.turn.actor]
     if action.kind != ATTACK:
@@ -799,7 +628,7 @@ def apply(battle: Battle, action: Action, dice: Dice, key: tuple | None = None) 
     battle.turn.actions_taken += 1
     if action.kind == MOVE or action.kind == STEP_KEEP_FACING:
         turn_first = action.kind == MOVE
-        events = _apply_step(battle, c, action.arg, dice, turn_first, costs.get(action))
+        events = _apply_step(battle, c, action.arg, dice, turn_first, None)
     else:
         events = _APPLY[action.kind](battle, c, action.arg, dice)
     if not is_over(battle):
@@ -807,23 +636,11 @@ def apply(battle: Battle, action: Action, dice: Dice, key: tuple | None = None) 
     return events
 
 
-def scanned(battle: Battle) -> tuple[tuple | None, tuple[Action, ...]]:
-    """(state key, legal actions) of the state :func:`apply` or :func:`start` just left,
-    without fingerprinting it again: their automatic end of turn scans the final state
-    last, so its entry is the cached one ((None, ()) when the battle is over). Valid
-    only until the battle changes; ``tests/test_env_api.py`` checks it against
-    :func:`state_key` and :func:`legal_tuple` after every step of random play."""
-    if battle.turn is None or is_over(battle):
-        return None, ()
-    key, legal, _ = battle.legal_memo
-    return key, legal
-
-
 def _auto_end(battle: Battle) -> list[Event]:
     events: list[Event] = []
     while not is_over(battle):
         c = battle.creatures[battle.turn.actor]
-        if c.hp > 0 and len(legal_tuple(battle)) > 1:  # more than END_TURN (always there)
+        if c.hp > 0 and _anything_but_end_turn(battle):
             break
         events += _end_turn(battle, c, None, None)
     return events
@@ -868,7 +685,7 @@ def _apply_step(
     turn_first: bool,
     cost: int | str | None = None,
 ) -> list[Event]:
-    """A step of a move; ``cost`` is the legal scan's (:func:`scan_cost`) when known."""
+    """A step of a move; ``cost`` is :func:`_step`'s when the caller has it."""
     d = int(arg)  # type: ignore[arg-type]
     ts = battle.turn
     if cost is None:
@@ -1190,7 +1007,3 @@ _APPLY = {
     CHARGE: _apply_charge,
     WITHDRAW: _apply_withdraw,
 }
-
-
-_SCAN = _legal_actions
-"""The scan behind :func:`legal_tuple`."""

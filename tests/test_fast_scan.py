@@ -5,7 +5,7 @@
 step costs) read a State row written by ``facing_env.fast.state.load``; on states of every
 scenario they must answer what the reference answers (``engine.slot_reaches``,
 ``rules.threatened_cells``, ``rules.charge_destinations``, ``env.observe(agent)
-["action_mask"]``, ``engine.scan_cost``...).
+["action_mask"]``, ``engine._step``...).
 
 The states: random masked play and the scripted agents (``aggressive``, ``flanker``,
 ``defensive``, with a few random moves mixed in), whose play charges, withdraws and
@@ -317,7 +317,7 @@ def reference_mask(b: Battle, n_slots: int) -> np.ndarray:
 
 def check_scan(battles: list[Battle], masks: list[np.ndarray]) -> None:
     """``scan.mask_batch`` over ``battles`` gives ``masks`` row for row, and the cost of
-    every legal MOVE and STEP_KEEP_FACING is ``engine.scan_cost``'s."""
+    every legal MOVE and STEP_KEEP_FACING is ``engine._step``'s (``rules.step_cost``)."""
     t, s = loaded(battles)
     n = masks[0].shape[0]
     out = np.full((len(battles), n), 7, dtype=np.int8)
@@ -329,7 +329,11 @@ def check_scan(battles: list[Battle], masks: list[np.ndarray]) -> None:
         assert not wrong, f"row {i}: {wrong} (kernel {out[i][out[i] != mask].tolist()})"
         for base, kind in ((MOVE_BASE, engine.MOVE), (STEP_BASE, engine.STEP_KEEP_FACING)):
             for d in range(8):
-                want = engine.scan_cost(b, Action(kind, d)) if mask[base + d] else 0
+                want = 0
+                if mask[base + d]:
+                    actor = engine.actor(b)
+                    want, why = engine._step(b, actor, d, kind == engine.MOVE)
+                    assert why is None, (i, names[base + d], why)
                 want = scan.FULL_ROUND if want == rules.FULL_ROUND else want
                 assert cost[i, base + d] == want, (i, names[base + d])
 

@@ -6,9 +6,9 @@ reset, see ``tests/env_play.py``):
 - every index of ``Discrete(n)`` the mask allows applies to a copy of the battle (with a
   fresh ``Dice`` of the same mode), and every index it forbids raises
   ``IllegalActionError`` without changing the battle (README "Actions");
-- ``engine.legal_actions`` (the one-pass scan) equals ``engine.reference_legal_actions``
-  (every candidate checked by ``why_illegal``), and the movement cost the scan records for
-  each legal step (``engine.scan_cost``, what ``apply`` pays) is ``rules.step_cost``'s;
+- the env's mask (the batched engine's one-pass scan) is the encoding of
+  ``engine.legal_actions`` (every candidate checked by ``why_illegal``), and the movement
+  cost the scan records for each legal step (what ``apply`` pays) is ``rules.step_cost``'s;
 - the env's observation of every agent equals the slow cell-by-cell build of
   ``tests/reference_observation.py`` (clipped to ``observation.BOUND`` like the env's).
 """
@@ -21,8 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import facing_env
-from facing_env import IllegalActionError, engine, observation
+from facing_env import IllegalActionError, engine, observation, rules
 from facing_env.dice import Dice
+from facing_env.fast.scan import FULL_ROUND as FULL_ROUND_CODE
 from facing_env.scenario import load_scenario
 from tests import reference_observation as reference
 from tests.env_play import SCENARIOS, copy_battle, walk
@@ -63,24 +64,27 @@ def check_mask_exact(env) -> None:
 
 
 def check_legal_matches_reference(env) -> None:
-    fast = engine.legal_actions(env.battle)
-    slow = engine.reference_legal_actions(env.battle)
-    assert len(set(fast)) == len(fast), f"duplicate legal actions: {fast}"
-    assert sorted(fast, key=_sort_key) == sorted(slow, key=_sort_key)
-    check_scan_costs(env.battle, fast)
-
-
-def check_scan_costs(battle, legal) -> None:
-    """The cost apply takes from the scan is the one rules.step_cost gives (via _step)."""
+    """The env's mask (the batched engine's scan) is the encoding of the actions
+    ``why_illegal`` accepts, and the cost the scan records for each legal step (what the
+    engine's apply pays) is ``rules.step_cost``'s (via ``engine._step``)."""
+    battle, agent = env.battle, env.agent_selection
+    slots = env.slots[env.agent_to_id[agent]]
+    mask = env.observe(agent)["action_mask"]
+    slow = engine.reference_legal_actions(battle)
+    assert len(set(slow)) == len(slow), f"duplicate legal actions: {slow}"
+    want = np.zeros_like(mask)
+    for action in slow:
+        want[env.codec.encode(battle, slots, action)] = 1
+    np.testing.assert_array_equal(mask, want)
     c = engine.actor(battle)
-    for action in legal:
+    cost = env._engine.cost[0]
+    for action in slow:
         if action.kind in (engine.MOVE, engine.STEP_KEEP_FACING):
-            turn_first = action.kind == engine.MOVE
-            expected, why = engine._step(battle, c, action.arg, turn_first)
+            expected, why = engine._step(battle, c, action.arg, action.kind == engine.MOVE)
             assert why is None and expected is not None
-            assert engine.scan_cost(battle, action) == expected, action
-        else:
-            assert engine.scan_cost(battle, action) is None, action
+            expected = FULL_ROUND_CODE if expected == rules.FULL_ROUND else expected
+            index = env.codec.encode(battle, slots, action)
+            assert cost[index] == expected, action
 
 
 def check_observations_match_reference(env) -> None:

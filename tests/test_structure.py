@@ -1,13 +1,14 @@
 """Structure rules of the step path (the speed issue): state is owned by one object.
 
-The step path is one pipeline over arrays (:mod:`facing_env.fast`); caches live in
-attributes their owner declares (``Battle.legal_memo`` of the object engine,
-``ObservationView.memo`` of the scripted agents' view); no module writes into another
-object's ``__dict__`` and no module is loaded by name at run time.
+The step path is one pipeline over arrays (:mod:`facing_env.fast`); the object engine is
+the readable reference (legality is ``why_illegal`` alone); caches live in attributes
+their owner declares (``ObservationView.memo`` of the scripted agents' view); no module
+writes into another object's ``__dict__`` and no module is loaded by name at run time.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -25,10 +26,17 @@ def test_sources_are_found():
 
 def test_one_fast_step_path():
     """The Cython twins (``_obs_kernel``, ``_scan_kernel``), their build (``setup.py``)
-    and their loader (``_accel``) are gone, and no module of the package is loaded by
-    name (``importlib``)."""
+    and their loader (``_accel``) are gone, no module of the package is loaded by name
+    (``importlib``), and the object engine has no scan of its own beside ``why_illegal``
+    (nor its memo)."""
     gone = {"_accel.py", "_obs_kernel.py", "_scan_kernel.py", "setup.py"}
     assert gone.isdisjoint({p.name for p in SOURCES} | {p.name for p in ROOT.iterdir()})
+    from facing_env import engine
+    from facing_env.battle import Battle
+
+    for name in ("_legal_actions", "legal_tuple", "scan_cost", "scanned"):
+        assert not hasattr(engine, name), f"engine.{name}: a second scan of legal actions"
+    assert "legal_memo" not in {f.name for f in dataclasses.fields(Battle)}
     loaders = [
         f"{path.relative_to(ROOT)}:{n}"
         for path in SOURCES

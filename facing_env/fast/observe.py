@@ -249,7 +249,7 @@ def facing_modifier(t, s, i, a, d):
 def attackable(t, s, i, c, e):
     """Whether the actor ``c`` has ``ATTACK e`` among its legal actions: under the action
     limit, ``e`` a living enemy that an attack left this turn reaches
-    (``engine._add_attacks``)."""
+    (``engine._check_attack``)."""
     if s.turn_actions_taken[i] >= MAX_ACTIONS:
         return False
     if not geo.alive(s, i, e) or s.team[i, e] == s.team[i, c]:

@@ -3,21 +3,22 @@
 :func:`legal_mask` writes the int8 mask of battle ``i``'s acting creature, laid out as
 :class:`facing_env.actions.ActionCodec` lays it out (``ActionCodec.mask``: the encoding of
 ``engine.legal_actions``), and the movement cost of every legal MOVE and
-STEP_KEEP_FACING (``engine.scan_cost``; :data:`FULL_ROUND` for impeded terrain). It is
-``engine._legal_actions`` with ``_add_maneuvers`` and ``_add_attacks``, check for check:
+STEP_KEEP_FACING (``engine._step``'s; :data:`FULL_ROUND` for impeded terrain). It is
+``engine.why_illegal`` applied to every candidate, check for check, in one pass:
 the steps of every direction (terrain, creatures in the way, stepover, cut corners, the
 alternating diagonal, difficult terrain, the facing surcharge of ``ua35``, runs, the
 full-round step into impeded terrain), 5-foot steps, facing changes and what they cost
 (``engine._turn_cost``), RUN, a withdrawal's limits (EP-WDR-01), the 5-foot steps a
 player character buys with attacks (EP-5FT-02), READY, CHARGE and WITHDRAW (full-round
-actions at the start of a turn), ATTACK (``engine._add_attacks``) and
+actions at the start of a turn), ATTACK (``engine._check_attack``) and
 ``engine.MAX_ACTIONS_PER_TURN``. :func:`mask_batch` scans every row (a battle that is
 over gets an all-zero mask).
 
 Creature-slot actions (ATTACK, CHARGE, WITHDRAW) index the acting creature's rows of
 ``actions.creature_slots``: itself, its allies, its enemies, each in spec order (dead
-creatures keep their rows). ``tests/test_fast_scan.py`` compares the mask with the env's
-and the costs with ``engine.scan_cost`` on states of every scenario.
+creatures keep their rows). ``tests/test_fast_scan.py`` compares the mask with the
+reference env's (``why_illegal``) and the costs with ``engine._step``'s on states of every
+scenario.
 
 :func:`legal_mask` and :func:`mask_batch` are the entry points; the other functions are
 kernel helpers without a Python entry point (:data:`facing_env.fast.jit.helper`).
@@ -337,7 +338,7 @@ def legal_mask(t, s, i, out, cost):
                 if f != facing:
                     out[TURN_BASE + slot] = 1
                 slot += 1
-    # engine._add_maneuvers
+    # the tactical checks: withdrawal limits, traded steps, READY, CHARGE, WITHDRAW
     if withdrawing >= 0:  # EP-WDR-01: no 5-foot step, every step further from the target
         for d in range(t.vectors.shape[0]):
             out[FIVE_FOOT_BASE + d] = 0
@@ -366,7 +367,7 @@ def legal_mask(t, s, i, out, cost):
                 out[ATTACK_BASE + CHARGE_BLOCK * n_slots + slot] = 1
             if may_withdraw_from(s, i, c, e):
                 out[ATTACK_BASE + WITHDRAW_BLOCK * n_slots + slot] = 1
-        # engine._add_attacks
+        # engine._check_attack
         if attacks and usable_slot(t, s, i, e)[0] >= 0:
             out[ATTACK_BASE + ATTACK_BLOCK * n_slots + slot] = 1
 

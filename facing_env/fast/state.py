@@ -427,7 +427,6 @@ def store(state: State, i: int, battle: Battle) -> None:
     if battle.initiative is not None:  # keep the ids the reference keeps for the dead
         aoo = {cid: aoo[cid] for cid in battle.initiative.aoo_used}
     battle.initiative = Initiative(order, int(s.round[i]), int(s.index[i]), aoo)
-    battle.legal_memo = None
     if s.actor[i] < 0:
         return
     k = int(s.actor[i])
