@@ -72,8 +72,8 @@ from gymnasium import spaces
 from facing_env.engine import actor as engine_actor
 from facing_env.env import raw_env
 from facing_env.errors import EnvStateError, IllegalActionError
-from facing_env.fast.apply import winner as engine_winner
 from facing_env.fast.batch import BatchEngine
+from facing_env.fast.geo import winner as engine_winner
 from facing_env.limits import short_repr
 from facing_env.render import board_text
 from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario

@@ -40,6 +40,7 @@ from facing_env.fast.events import (
     E_WITHDRAW,
     emit,
 )
+from facing_env.fast.geo import is_over
 from facing_env.fast.jit import helper, kernel
 from facing_env.fast.state import ARMOR_KINDS
 from facing_env.tables import (
@@ -82,26 +83,6 @@ FEET = FEET_PER_SQUARE
 
 
 # -- the battle -----------------------------------------------------------------------------
-
-
-@kernel
-def winner(s, i):
-    """``engine.winner``: the team index of the last team standing, -1 for none (nobody
-    left, or two teams still fighting: see :func:`is_over`)."""
-    team = -1
-    for k in range(s.n_creatures[i]):
-        if s.present[i, k] and s.hp[i, k] > 0:
-            if team < 0:
-                team = s.team[i, k]
-            elif s.team[i, k] != team:
-                return -2
-    return team
-
-
-@kernel
-def is_over(s, i):
-    """``engine.is_over``: at most one team has living creatures."""
-    return winner(s, i) != -2
 
 
 @helper

@@ -102,6 +102,26 @@ def alive(s, i, k):
 
 
 @kernel
+def winner(s, i):
+    """``engine.winner``: the team index of the last team standing, -1 for none (nobody
+    left, or two teams still fighting: see :func:`is_over`)."""
+    team = -1
+    for k in range(s.n_creatures[i]):
+        if alive(s, i, k):
+            if team < 0:
+                team = s.team[i, k]
+            elif s.team[i, k] != team:
+                return -2
+    return team
+
+
+@kernel
+def is_over(s, i):
+    """``engine.is_over``: at most one team has living creatures."""
+    return winner(s, i) != -2
+
+
+@kernel
 def has_facing(s, i, k):
     """``Battle.table(c) is not None``: the rule set and the creature both have facing."""
     return s.ruleset[i] != 2 and SIZE_HAS_FACING[s.size[i, k]] and not s.faceless[i, k]

@@ -40,6 +40,7 @@ import numpy as np
 from facing_env import engine, geometry, observation
 from facing_env.fast import attack, charge, flanking, geo, reach
 from facing_env.fast.jit import helper, kernel
+from facing_env.fast.scan import free_five_foot_step, movement_capacity
 from facing_env.fast.state import AREA_CODES, RULESETS, SHAPE_CELLS, SHAPE_OFFSETS, SHAPES, State
 from facing_env.fast.tables import NONE_CODE, Tables, _kind_ruleset
 from facing_env.observation import (
@@ -265,35 +266,6 @@ def attackable(t, s, i, c, e):
 
 
 @helper
-def movement_capacity(s, i, c):
-    """``engine.movement_capacity``: squares the actor ``c`` could still move."""
-    if s.turn_five_foot_step_taken[i]:
-        return 0
-    left = 0
-    if s.turn_moving[i]:
-        left = s.turn_movement_left[i]
-    if s.turn_running[i] or s.turn_withdrawing[i] >= 0:
-        return left
-    spare = 0
-    if s.turn_move_available[i]:
-        spare += 1
-    if s.turn_standard_available[i] and s.turn_attacks_made[i] == 0:
-        spare += 1
-    return left + spare * (s.speed[i, c] // FEET)
-
-
-@helper
-def free_five_foot_step(s, i):
-    """``engine._free_five_foot_step``: no other movement this turn (EP-5FT-01)."""
-    return not (
-        s.turn_moved[i]
-        or s.turn_five_foot_step_taken[i]
-        or s.turn_running[i]
-        or s.turn_withdrawing[i] >= 0
-    )
-
-
-@helper
 def trade_steps_left(s, i, c):
     """The attacks of its first attack the actor ``c`` has left when it may trade one
     for a 5-foot step (``engine._may_trade_step``, EP-5FT-02), else 0."""
@@ -391,10 +363,10 @@ def _own_areas(own, out):
 
 @helper
 def _window(v, t, s, i, k, out):
-    """The ``W x W x C`` window centred on ``k``'s anchor (``observation.Board``): the
-    terrain; per living creature in spec order its threatened cells, an enemy's ring
-    areas and its occupant channels (a later creature wins a shared cell); then the
-    observer's own squares and its areas."""
+    """The ``W x W x C`` window centred on ``k``'s anchor (the reference's
+    ``_fill_window``): the terrain; per living creature in spec order its threatened
+    cells, an enemy's ring areas and its occupant channels (a later creature wins a
+    shared cell); then the observer's own squares and its areas."""
     size = v.window
     half = size // 2
     ox = s.x[i, k] - half

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from facing_env.fast.apply import K_AOO, is_over, winner
+from facing_env.fast.apply import K_AOO
 from facing_env.fast.events import E_ATTACK, E_DEATH
+from facing_env.fast.geo import is_over, winner
 from facing_env.fast.jit import kernel
 from facing_env.fast.state import AREA_CODES
 from facing_env.scenario import RewardWeights

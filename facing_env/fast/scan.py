@@ -48,6 +48,7 @@ from facing_env.fast.geo import (
     PILLAR,
     alive,
     has_facing,
+    is_over,
     steps_over,
     terrain_at,
 )
@@ -83,19 +84,6 @@ _CELLS = SHAPE_CELLS
 _CLOSED = 0  # off the board, blocked, a cut wall corner, or an enemy in the way
 _FREE = 1
 _OCCUPIED = 2  # another creature there (an ally, or one stepped over: EP-STEP-01)
-
-
-@helper
-def is_over(s, i):
-    """``engine.is_over``: at most one team has living creatures."""
-    team = -1
-    for k in range(s.n_creatures[i]):
-        if alive(s, i, k):
-            if team < 0:
-                team = s.team[i, k]
-            elif s.team[i, k] != team:
-                return False
-    return True
 
 
 @helper

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from facing_env.fast.apply import auto_end, begin_turn, is_over
+from facing_env.fast.apply import auto_end, begin_turn
 from facing_env.fast.dice import d20, uniform
 from facing_env.fast.events import emit
+from facing_env.fast.geo import is_over
 from facing_env.fast.jit import helper, kernel
 from facing_env.tables import FEATS
 
