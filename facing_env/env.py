@@ -220,18 +220,18 @@ class raw_env(AECEnv):
     def _battle(self) -> Battle:
         """The battle object, brought up to date with the arrays (not marked as handed
         out: for the env's own reads)."""
-        eng = self._engine
-        if self._stale:
-            eng.battle(0)  # written into the row's battle object (made on first use)
-            store_dice(eng.state, 0, self._dice)
-            self._stale = False
-        battle = eng.templates[0]
+        self._sync_battle()
+        battle = self._engine.templates[0]
         assert battle is not None
         return battle
 
     def _sync_battle(self) -> None:
         """Write the arrays into the battle object and the dice, if they are behind."""
-        self._battle  # noqa: B018 (the property writes them)
+        if self._stale:
+            eng = self._engine
+            eng.battle(0)  # written into the row's battle object (made on first use)
+            store_dice(eng.state, 0, self._dice)
+            self._stale = False
 
     def _read_back(self) -> None:
         """Load the battle object into the arrays (it may have been changed by hand) and
@@ -253,20 +253,11 @@ class raw_env(AECEnv):
         restarted = eng.templates[0] is None  # restarted in the arrays: no object yet
         self._stale, self._exposed = restarted, False
         names = _creature_names(battle)
-        self.agent_to_id = dict(zip(names, battle.creatures, strict=True))
-        self.id_to_agent = {cid: a for a, cid in self.agent_to_id.items()}
-        self.teams = {cid: c.team for cid, c in battle.creatures.items()}
-        self.slots = {cid: creature_slots(battle, cid) for cid in battle.creatures}
+        self._begin_agents(battle, names)
         self._names = names  # by creature slot of the arrays
         self._slot = {a: k for k, a in enumerate(names)}
         column = {a: k for k, a in enumerate(self.possible_agents)}
         self._column = [column[a] for a in names]
-        self.agents = list(names)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
         self._events = list(start_events)
         self._log.count[0] = 0
         if restarted:  # the start's events are the engine's
@@ -274,6 +265,20 @@ class raw_env(AECEnv):
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
         eng.rewards[0] = 0.0
         self._finish_step(bool(eng.state.actor[0] < 0), False)
+
+    def _begin_agents(self, battle: Battle, names: list[str]) -> None:
+        """A new episode's agents (``names``, by creature in spec order) and their
+        PettingZoo bookkeeping: ids, teams, table slots, rewards and flags."""
+        self.agent_to_id = dict(zip(names, battle.creatures, strict=True))
+        self.id_to_agent = {cid: a for a, cid in self.agent_to_id.items()}
+        self.teams = {cid: c.team for cid, c in battle.creatures.items()}
+        self.slots = {cid: creature_slots(battle, cid) for cid in battle.creatures}
+        self.agents = list(names)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action (``None`` for a dead agent's last step);
@@ -415,7 +420,6 @@ class raw_env(AECEnv):
 
     def state(self) -> np.ndarray:
         """A global view of the battle (see :func:`facing_env.observation.build_state`)."""
-        self._sync_battle()
         vec = observation.build_state(self._battle, *self._state_dims, self.scenario.teams)
         out = np.zeros(self.state_space.shape, dtype=np.float32)
         out[: min(len(vec), len(out))] = vec[: len(out)]
@@ -428,7 +432,6 @@ class raw_env(AECEnv):
         pygame window (returns None)."""
         if self.render_mode is None:
             return None
-        self._sync_battle()
         battle = self._battle
         actor = engine.actor(battle)
         active = actor.id if actor else None

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from facing_env import engine, observation, rewards
-from facing_env.actions import END_TURN_INDEX, creature_slots
+from facing_env.actions import END_TURN_INDEX
 from facing_env.dice import Dice
 from facing_env.env import _creature_names, raw_env
 from tests import reference_observation
@@ -37,17 +37,7 @@ class ReferenceEnv(raw_env):
             self._rng = np.random.default_rng(seed)
         self.battle = self.scenario.build(self._rng)
         self.dice = Dice(self._rng, self.dice_mode)
-        names = _creature_names(self.battle)
-        self.agent_to_id = dict(zip(names, self.battle.creatures, strict=True))
-        self.id_to_agent = {cid: a for a, cid in self.agent_to_id.items()}
-        self.teams = {cid: c.team for cid, c in self.battle.creatures.items()}
-        self.slots = {cid: creature_slots(self.battle, cid) for cid in self.battle.creatures}
-        self.agents = list(names)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self._begin_agents(self.battle, _creature_names(self.battle))
         self.events = engine.start(self.battle, self.dice, flat_footed_start=self.flat_footed_start)
         self.damage_ledger = dict.fromkeys(self.agents, 0)
         self._reference_finish(self.events)

@@ -109,3 +109,41 @@ def test_restarts_under_other_dice_match_the_reference(dice):
     )
     for seed in (1, None, None):
         _play("duel", seed=seed, players=None, dice=dice, limit=400, pair=pair)
+
+
+def _initiative_duel(red_feats: list[str]) -> dict:
+    sword = {"name": "sword", "bonus": 5, "damage": "1d8+3"}
+    fighter = {"size": "medium", "hp": 30, "ac": 16, "attacks": [sword]}
+    return {
+        "name": "initiative",
+        "ruleset": "ua35",
+        "map": ".......\n" * 7,
+        "creatures": [
+            {"id": "red", "team": "red", "pos": [1, 1], "facing": "S", "dex": 10,
+             "feats": red_feats, **fighter},
+            {"id": "blue", "team": "blue", "pos": [5, 5], "facing": "N", "dex": 14,
+             **fighter},
+        ],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(("feats", "first"), [([], "blue"), (["Improved Initiative"], "red")])
+def test_a_restart_rolls_initiative_and_the_first_round_as_the_rules_say(feats, first):
+    """SRD-INIT-01 (d20 + Dexterity modifier, +4 with Improved Initiative) and SRD-FF-01
+    (flat-footed until one's first turn) in a restarted battle (``fast.start.restart``),
+    with expected dice (every d20 is 10.5): blue (Dex 14, +2) acts before red (Dex 10,
+    +0) at 12.5 against 10.5, unless red has Improved Initiative (14.5)."""
+    from facing_env.scenario import scenario_from_dict
+
+    env = facing_env.raw_env(scenario=scenario_from_dict(_initiative_duel(feats)), dice="expected")
+    for seed in (0, None):  # the second reset restarts in the arrays
+        env.reset(seed=seed)
+        assert (env._engine.templates[0] is None) == (seed is None)  # restarted in arrays
+        order = [e.actor for e in env.events if e.kind == "initiative"]
+        assert order == [first, "blue" if first == "red" else "red"]
+        battle = env.battle
+        assert battle.turn.actor == first and battle.initiative.round == 1
+        assert {c.id: c.flat_footed for c in battle.creatures.values()} == {
+            first: False,
+            order[1]: True,
+        }
