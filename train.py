@@ -30,7 +30,7 @@ try:
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.utils import set_random_seed
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 except ImportError as exc:  # pragma: no cover - the message is the point
     raise SystemExit(
         f"train.py needs the training extra ({exc.name} is missing):\n"
@@ -63,7 +63,9 @@ class Args:
     n_envs: int = 8
     """environments stepped together (more amortise each policy forward pass)"""
     vec_env: str = "dummy"
-    """'dummy' (all in this process: fastest on 2 cores) or 'subproc' (one process each)"""
+    """'dummy' (TeamLearnerEnv copies in this process), 'subproc' (one process each) or
+    'vector' (facing_env.sb3_vec_env.TeamVecEnv: the battles as arrays in one batched
+    engine, the opponents acting in batch; no --approach-shaping)"""
     opponents: tuple[str, ...] = ("random", "aggressive", "flanker", "defensive")
     """opponents in the pool (scripted names, model:PATH[@T] or rllib:PATH[#ID]:
     rllib checkpoints are unpickled, trusted ones only); with --league each battle
@@ -276,6 +278,33 @@ def make_env(args: Args, rank: int, env_kwargs: dict) -> Callable[[], Monitor]:
     return _init
 
 
+def make_vec_env(args: Args, env_kwargs: dict) -> VecEnv:
+    """The training environments of ``--vec-env``: ``n_envs`` monitored learner
+    environments, the first ``expected_dice_share`` of them on ``--low-variance-dice``."""
+    if args.vec_env != "vector":
+        factories = [make_env(args, i, env_kwargs) for i in range(args.n_envs)]
+        return SubprocVecEnv(factories) if args.vec_env == "subproc" else DummyVecEnv(factories)
+    from facing_env.sb3_vec_env import TeamVecEnv
+
+    kwargs = dict(env_kwargs)
+    if args.rewards:
+        kwargs["rewards"] = dict(args.rewards)
+    base = kwargs.pop("dice", None) or load_scenario(args.scenario).dice
+    modes = [
+        args.low_variance_dice if _calm(rank, args.expected_dice_share, args) else base
+        for rank in range(args.n_envs)
+    ]
+    venv = TeamVecEnv(
+        args.scenario,
+        args.n_envs,
+        opponents=args.opponents,
+        seed=args.seed,
+        dice_modes=modes,
+        **kwargs,
+    )
+    return VecMonitor(venv)
+
+
 def _schedule(start: float) -> Callable[[float], float]:
     """A linear decay from ``start`` to zero (SB3 passes the remaining progress, 1 -> 0; it
     dips below 0 in the last rollout, which overshoots the budget, so it is clamped)."""
@@ -304,6 +333,8 @@ def final_report(args: Args, model_path: Path, run_dir: Path, env_kwargs: dict) 
 
 
 PROG = "train.py"
+VEC_ENVS = ("dummy", "subproc", "vector")
+"""The choices of --vec-env."""
 LOW_VARIANCE_DICE = ("expected", "deck", "mean")
 """The dice modes --low-variance-dice accepts (facing_env.dice.DICE_MODES but 'roll')."""
 
@@ -327,8 +358,11 @@ def _check(args: Args) -> dict:
         raise ValueError(f"--policy must be 'entity' or 'mlp', got {args.policy!r}")
     cli.number(args.league_power, "--league-power", 0.0, 16.0)
     cli.number(args.league_floor, "--league-floor", 0.0, 1.0, open_low=True)
-    if args.vec_env not in ("dummy", "subproc"):
-        raise ValueError(f"--vec-env must be 'dummy' or 'subproc', got {args.vec_env!r}")
+    if args.vec_env not in VEC_ENVS:
+        names = ", ".join(repr(v) for v in VEC_ENVS)
+        raise ValueError(f"--vec-env must be one of {names}, got {cli.short_repr(args.vec_env)}")
+    if args.vec_env == "vector" and args.approach_shaping:
+        raise ValueError("--approach-shaping needs --vec-env dummy or subproc")
     if args.self_play:
         cli.count(args.snapshot_every, "--snapshot-every")
         cli.count(args.max_snapshots, "--max-snapshots")
@@ -380,8 +414,7 @@ def main(args: Args) -> Path:
     torch.set_num_threads(args.torch_threads)
 
     # -- environments ----------------------------------------------------------------------
-    factories = [make_env(args, i, env_kwargs) for i in range(args.n_envs)]
-    vec = SubprocVecEnv(factories) if args.vec_env == "subproc" else DummyVecEnv(factories)
+    vec = make_vec_env(args, env_kwargs)
 
     # -- model -----------------------------------------------------------------------------
     policy_kwargs: dict = {"net_arch": list(args.net_arch)}

@@ -45,3 +45,17 @@ class ScriptedAgent:
         """One allowed action per row of ``(N, D)`` observations and ``(N, A)`` masks,
         row ``i`` being ``act(observations[i], masks[i], rng)``."""
         return BatchAgent(self.name).act_batch(observations, masks, rng)
+
+
+def act_batch(
+    agent: Agent, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """One action per row of ``(N, D)`` observations and ``(N, A)`` masks: the agent's own
+    ``act_batch`` when it has one (the scripted and learned agents), else ``act`` row by
+    row; ``(N,)`` int64."""
+    batch = getattr(agent, "act_batch", None)
+    if batch is not None:
+        return np.asarray(batch(observations, masks, rng), dtype=np.int64)
+    return np.array(
+        [agent.act(o, m, rng) for o, m in zip(observations, masks, strict=True)], dtype=np.int64
+    )

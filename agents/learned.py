@@ -78,12 +78,43 @@ class PolicyAgent:
         probs[~mask] = 0.0
         return probs
 
+    def probabilities_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """:meth:`probabilities` of every row of ``(N, D)`` observations and ``(N, A)``
+        masks, in one forward pass: ``(N, A)`` float64."""
+        import torch
+
+        obs = np.asarray(observations, dtype=np.float32)
+        mask = np.asarray(masks).astype(bool)
+        if obs.ndim != 2 or mask.ndim != 2 or obs.shape[0] != mask.shape[0]:
+            raise ValueError(
+                f"expected (N, D) observations and (N, A) masks, got {obs.shape} and {mask.shape}"
+            )
+        if not obs.shape[0]:
+            return np.zeros(mask.shape, dtype=np.float64)
+        self.probabilities(obs[0], mask[0])  # checks the layout (and loads a saved model)
+        with torch.no_grad():
+            dist = self.model.policy.get_distribution(torch.as_tensor(obs), action_masks=mask)
+            probs = dist.distribution.probs.cpu().numpy().astype(np.float64)
+        probs[~mask] = 0.0
+        return probs
+
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
         """A legal action: the most likely one, or sampled with ``rng`` at the temperature."""
         mask = np.asarray(action_mask).astype(bool)
-        probs = self.probabilities(observation, mask)
+        return self._choose(self.probabilities(observation, mask), rng)
+
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
+        """One legal action per row, the policy run once over the batch; row ``i`` is
+        ``act(observations[i], masks[i], rng)`` (sampled rows draw from ``rng`` in row
+        order)."""
+        probs = self.probabilities_batch(observations, masks)
+        return np.array([self._choose(p, rng) for p in probs], dtype=np.int64)
+
+    def _choose(self, probs: np.ndarray, rng: np.random.Generator) -> int:
         total = probs.sum()
         if not total > 0:
             return END_TURN_INDEX

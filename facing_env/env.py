@@ -70,7 +70,7 @@ from pettingzoo.utils import wrappers
 from facing_env import engine, observation
 from facing_env.actions import END_TURN_INDEX, ActionCodec, creature_slots
 from facing_env.battle import Battle
-from facing_env.dice import DICE_MODES, Dice, check_mode
+from facing_env.dice import Dice, check_mode
 from facing_env.errors import EnvStateError, IllegalActionError
 from facing_env.events import Event
 from facing_env.fast.batch import BatchEngine
@@ -194,7 +194,7 @@ class raw_env(AECEnv):
                 reward_dtype=np.float64,
             )
             self._engine, self._engine_key = eng, key
-        eng.dice_mode, eng.mode = self.dice_mode, DICE_MODES.index(self.dice_mode)
+        eng.set_dice_mode(self.dice_mode)
         return eng
 
     @property

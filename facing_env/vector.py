@@ -55,6 +55,16 @@ built and started by the object engine), and a second call writes every actor's
 observation. ``tests/test_vector.py`` checks the identity above on
 every scenario.
 
+**Final observations.** With ``VectorEnv(..., final_observations=True)``,
+``info["final_observation"]`` ``(N, K, D)`` holds, in the rows of the battles that ended
+in the step, every creature's observation of the ended battle (the AEC env's
+``observe(agent)`` after its last action: what a learner bootstraps from at a
+truncation); other rows hold what an earlier step wrote.
+
+**Partial steps and dice.** ``step(actions, active=rows)`` steps only some battles (see
+:meth:`VectorEnv.step`); ``set_dice_mode(mode, indices)`` changes the dice of some
+battles from their next start on.
+
 **Events and battles.** ``battle(i)`` returns battle ``i``'s state as a
 :class:`~facing_env.battle.Battle` (a view written on demand). ``events(i)`` needs
 ``VectorEnv(..., record_events=True)``, which converts every step's events to
@@ -69,11 +79,13 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from facing_env.dice import check_mode
 from facing_env.engine import actor as engine_actor
 from facing_env.env import raw_env
 from facing_env.errors import EnvStateError, IllegalActionError
 from facing_env.fast.batch import BatchEngine
 from facing_env.fast.geo import winner as engine_winner
+from facing_env.fast.observe import KEEP
 from facing_env.limits import short_repr
 from facing_env.render import board_text
 from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario
@@ -92,6 +104,7 @@ class VectorEnv:
         seed: int | None = None,
         *,
         record_events: bool = False,
+        final_observations: bool = False,
         **env_kwargs: Any,
     ) -> None:
         if (
@@ -145,6 +158,12 @@ class VectorEnv:
             "episode_length": self._length,
             "episode_rounds": self._rounds,
         }
+        self._final: np.ndarray | None = None
+        if final_observations:  # (K, N, D): one C-contiguous block per creature for the kernel
+            self._final = np.zeros(
+                (len(self.possible_agents), n, self.observation_size), np.float32
+            )
+            self._info["final_observation"] = self._final.transpose(1, 0, 2)
         self._started = False
 
     # -- the batch ------------------------------------------------------------------------
@@ -171,22 +190,37 @@ class VectorEnv:
         return self._outputs(), self._info
 
     def step(
-        self, actions: Sequence[int] | np.ndarray
+        self, actions: Sequence[int] | np.ndarray, *, active: np.ndarray | None = None
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         """One action per battle; returns ``(obs, rewards, terminations, truncations, info)``
-        (the arrays are reused by the next call)."""
+        (the arrays are reused by the next call).
+
+        ``active`` (``(N,)`` bool) steps only those battles: the others' actions are not
+        read, their observation, mask and actor stay, their rewards are 0 and they do not
+        end (a learner that waits for some battles while opponents act in others,
+        :class:`facing_env.sb3_vec_env.TeamVecEnv`)."""
         if not self._started:
             raise EnvStateError("step() before reset(): call reset() first")
+        n = self.num_envs
         acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
+        if acts.shape != (n,) or acts.dtype.kind not in "iu":
             raise IllegalActionError(
-                f"actions must be {self.num_envs} integers (shape ({self.num_envs},)), got"
-                f" shape {acts.shape} of {acts.dtype}"
+                f"actions must be {n} integers (shape ({n},)), got shape {acts.shape} of"
+                f" {acts.dtype}"
             )
+        if active is not None:
+            active = np.asarray(active)
+            if active.shape != (n,) or active.dtype != np.bool_:
+                raise ValueError(
+                    f"active must be {n} booleans (shape ({n},)), got shape {active.shape}"
+                    f" of {active.dtype}"
+                )
+            acts = np.where(active, acts, 0)  # an inactive row's action is not read
         mask = self._engine.mask
         bad = np.flatnonzero((acts < 0) | (acts >= self.n_actions))
         if not bad.size:
-            bad = np.flatnonzero(mask[np.arange(self.num_envs), acts] == 0)
+            allowed = mask[np.arange(n), acts] != 0
+            bad = np.flatnonzero(~allowed if active is None else ~allowed & active)
         if bad.size:
             i = int(bad[0])
             agent = self.possible_agents[self._agent[i]]
@@ -194,8 +228,8 @@ class VectorEnv:
                 f"battle {i}: {agent}: action {short_repr(acts[i].item())} is not allowed by"
                 " its action mask (no battle was stepped)"
             )
-        terminated, truncated = self._engine.step(acts.astype(np.int64, copy=False))
-        self._steps += 1
+        terminated, truncated = self._engine.step(acts.astype(np.int64, copy=False), active)
+        self._steps += 1 if active is None else active
         self._terminations[:] = terminated
         self._truncations[:] = truncated
         self._winner[:] = -1
@@ -203,7 +237,10 @@ class VectorEnv:
         self._rounds[:] = 0
         state = self._engine.state
         assert state is not None
-        for i in np.flatnonzero(terminated | truncated):
+        ended = np.flatnonzero(terminated | truncated)
+        if ended.size and self._final is not None:
+            self._write_final(ended)
+        for i in ended:
             if terminated[i]:
                 team = int(engine_winner(state, i))
                 if team >= 0:
@@ -214,17 +251,57 @@ class VectorEnv:
             self._steps[i] = 0
             self._engine.start(int(i), self._rngs[i])
         rewards = self._engine.rewards
-        return self._outputs(), rewards, self._terminations, self._truncations, self._info
+        return self._outputs(active), rewards, self._terminations, self._truncations, self._info
 
-    def _outputs(self) -> dict[str, np.ndarray]:
-        """The observations, masks and actors of every battle, written in place."""
+    def set_dice_mode(self, mode: str, indices: Sequence[int] | None = None) -> None:
+        """Roll the dice of these battles (every battle when ``indices`` is None) in
+        ``mode`` (:data:`facing_env.dice.DICE_MODES`) from their next battle on (a
+        training curriculum, or expected dice in some of the battles)."""
+        mode = check_mode(mode)
+        rows = np.arange(self.num_envs) if indices is None else np.asarray(indices, dtype=int)
+        if rows.ndim != 1 or ((rows < 0) | (rows >= self.num_envs)).any():
+            raise IndexError(f"battle indices must lie in 0..{self.num_envs - 1}")
+        self._engine.set_dice_mode(mode, rows)
+
+    @property
+    def dice_modes(self) -> list[str]:
+        """Each battle's dice mode from its next start on."""
+        return [self._engine.dice_mode(i) for i in range(self.num_envs)]
+
+    def _outputs(self, rows: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """The observations, masks and actors of every battle (or of ``rows``), written in
+        place."""
         engine = self._engine
         state = engine.state
         assert state is not None
         self._agent[:] = engine.agent_of[np.arange(self.num_envs), state.actor]
-        return {"observation": engine.observe(), "action_mask": engine.mask}
+        return {"observation": engine.observe(rows), "action_mask": engine.mask}
+
+    def _write_final(self, ended: np.ndarray) -> None:
+        """Every creature's observation of the battles that ended, before they restart."""
+        assert self._final is not None
+        engine, state = self._engine, self._engine.state
+        assert state is not None
+        slots = np.full((len(self.possible_agents), self.num_envs), KEEP, dtype=np.int32)
+        for i in ended:
+            for k in range(int(state.n_creatures[i])):
+                slots[engine.agent_of[i, k], i] = k
+        for a in range(len(self.possible_agents)):
+            engine.observe_slots(slots[a], self._final[a])
 
     # -- views ----------------------------------------------------------------------------
+
+    def agent_teams(self, i: int) -> list[str | None]:
+        """The team of each of :attr:`possible_agents` in battle ``i`` (None for an agent
+        without a creature in it)."""
+        self._check_index(i)
+        engine, state = self._engine, self._engine.state
+        assert state is not None
+        names = engine.team_names[i]
+        out: list[str | None] = [None] * len(self.possible_agents)
+        for k in range(int(state.n_creatures[i])):
+            out[int(engine.agent_of[i, k])] = names[int(state.team[i, k])]
+        return out
 
     def battle(self, i: int) -> Any:
         """Battle ``i``'s state (a :class:`~facing_env.battle.Battle` written from the

@@ -195,6 +195,36 @@ def test_train_py_end_to_end_with_a_tiny_budget(tmp_path, train):
     assert obs["action_mask"][action] == 1
 
 
+def test_train_py_on_the_batched_vec_env(tmp_path, train):
+    """--vec-env vector: the same run on TeamVecEnv (snapshots join and leave the pool,
+    the dice curriculum reaches the battles, the league's weights are set)."""
+    args = train.Args(
+        total_timesteps=768,
+        n_steps=64,
+        n_envs=4,
+        batch_size=64,
+        n_epochs=1,
+        eval_every=0,
+        self_play=True,
+        snapshot_every=256,
+        max_snapshots=1,
+        expected_dice_final=0.0,
+        final_eval_games=2,
+        final_eval_agents=("random",),
+        runs_dir=str(tmp_path),
+        progress_bar=False,
+        vec_env="vector",
+        rewards={"draw": -1.0},
+    )
+    vec = train.make_vec_env(args, {})
+    inner = vec.venv
+    assert inner.venv.dice_modes == ["expected", "expected", "roll", "roll"]
+    assert inner.venv.scenario.rewards.draw == -1.0
+    vec.close()
+    model_path = train.main(args)
+    assert model_path.exists() and len(list((model_path.parent / "snapshots").glob("*.zip"))) >= 2
+
+
 def test_train_py_expected_dice_share_splits_the_training_envs(train):
     """The first round(share * n_envs) environments use expected dice, the others roll."""
 
@@ -334,7 +364,11 @@ def train_module(monkeypatch, train):
         ({"net_arch": (10**6,)}, "--net-arch"),
         ({"learning_rate": float("nan")}, "--learning-rate"),
         ({"gamma": 2.0}, "--gamma"),
-        ({"vec_env": "threads"}, "--vec-env"),
+        ({"vec_env": "threads"}, "--vec-env must be one of 'dummy', 'subproc', 'vector'"),
+        (
+            {"vec_env": "vector", "approach_shaping": 0.1},
+            "--approach-shaping needs --vec-env dummy or subproc",
+        ),
         ({"dice": "rolled"}, "--dice"),
         ({"env_kwargs": {"max_rounds": 0}}, "--env-kwargs: max_rounds"),
         ({"env_kwargs": {"bogus": 1}}, "--env-kwargs: unknown keys ['bogus']"),

@@ -245,3 +245,120 @@ def test_readme_example_runs_as_printed():
     venv, rewards = namespace["venv"], namespace["rewards"]
     assert namespace["obs"]["observation"].shape == (1024, venv.observation_size)
     assert rewards.shape == (1024, len(venv.possible_agents))
+
+
+def test_partial_steps_leave_the_other_battles_as_they_are():
+    """``step(actions, active=rows)`` steps only ``rows``: battles stepped in two halves
+    end where one VectorEnv stepping them all together is, and an inactive battle's
+    observation, mask and actor stay while its rewards are 0 and it does not end."""
+    whole = VectorEnv("skirmish", num_envs=4, seed=21, max_rounds=3)
+    halves = VectorEnv("skirmish", num_envs=4, seed=21, max_rounds=3)
+    obs, info = whole.reset()
+    halves.reset()
+    rng = np.random.default_rng(2)
+    even = np.array([True, False, True, False])
+    ends = 0
+    for _ in range(120):
+        acts = np.array([_random_action(m, rng) for m in obs["action_mask"]], dtype=np.int64)
+        before = obs["observation"].copy(), obs["action_mask"].copy(), info["agent"].copy()
+        junk = acts.copy()
+        junk[~even] = whole.n_actions + 5  # inactive rows' actions are not read
+        o1, r1, t1, u1, i1 = halves.step(junk, active=even)
+        r1, t1, u1 = r1.copy(), t1.copy(), u1.copy()  # the buffers are reused
+        np.testing.assert_array_equal(o1["observation"][~even], before[0][~even])
+        np.testing.assert_array_equal(o1["action_mask"][~even], before[1][~even])
+        np.testing.assert_array_equal(i1["agent"][~even], before[2][~even])
+        assert not (r1[~even]).any() and not (t1[~even] | u1[~even]).any()
+        junk = acts.copy()
+        junk[even] = -1
+        o2, r2, t2, u2, i2 = halves.step(junk, active=~even)
+        assert not (r2[even]).any()
+        obs, rew, term, trunc, info = whole.step(acts)
+        ends += int((term | trunc).sum())
+        np.testing.assert_array_equal(o2["observation"], obs["observation"])
+        np.testing.assert_array_equal(o2["action_mask"], obs["action_mask"])
+        np.testing.assert_array_equal(i2["agent"], info["agent"])
+        np.testing.assert_array_equal(r1[even], rew[even])
+        np.testing.assert_array_equal(r2[~even], rew[~even])
+        np.testing.assert_array_equal((t1 | t2), term)
+        np.testing.assert_array_equal((u1 | u2), trunc)
+    assert ends > 0
+    with pytest.raises(ValueError, match=r"active must be 4 booleans"):
+        halves.step(np.zeros(4, dtype=np.int64), active=np.ones(4, dtype=np.int64))
+    mask = halves._engine.mask
+    forbidden = int(np.flatnonzero(mask[2] == 0)[0])
+    with pytest.raises(IllegalActionError, match=r"^battle 2: "):
+        halves.step(np.array([0, 0, forbidden, 0]), active=even)
+    halves.step(np.array([0, forbidden, 0, 0]), active=even)  # row 1 inactive: not read
+
+
+def test_final_observations_are_the_aec_envs_last_views():
+    """With ``final_observations=True``, a battle that ends gives every creature's
+    observation of its last state: the AEC env's ``observe(agent)`` after the last
+    action (dead steps taken)."""
+    venv = VectorEnv("skirmish", num_envs=2, seed=30, max_rounds=2, final_observations=True)
+    obs, info = venv.reset()
+    rng = np.random.default_rng(4)
+    env = raw_env("skirmish", max_rounds=2)
+    env.reset(seed=31)
+    checked = 0
+    for _ in range(300):
+        acts = np.array([_random_action(m, rng) for m in obs["action_mask"]], dtype=np.int64)
+        obs, _, term, trunc, info = venv.step(acts)
+        env.step(int(acts[1]))
+        while env.agents and (
+            env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
+        ):
+            env.step(None)
+        if not env.agents:
+            assert term[1] or trunc[1]
+            final = info["final_observation"]
+            assert final.shape == (2, len(venv.possible_agents), venv.observation_size)
+            for k, agent in enumerate(venv.possible_agents):
+                np.testing.assert_array_equal(final[1, k], env.observe(agent)["observation"])
+            checked += 1
+            env.reset()
+    assert checked >= 2
+    assert "final_observation" not in VectorEnv("duel", num_envs=1).reset()[1]
+
+
+def test_dice_modes_per_battle_from_the_next_start():
+    """``set_dice_mode(mode, indices)``: battle 1 rolls expected dice from its next start
+    on, as ``raw_env(dice="expected")`` does; battle 0 keeps rolling."""
+    venv = VectorEnv("duel", num_envs=2, seed=50)
+    venv.set_dice_mode("expected", [1])
+    assert venv.dice_modes == ["roll", "expected"]
+    obs, _ = venv.reset()
+    calm, rolled = raw_env("duel", dice="expected"), raw_env("duel")
+    calm.reset(seed=51)
+    rolled.reset(seed=50)
+    rng = np.random.default_rng(9)
+    for _ in range(80):
+        for i, env in ((0, rolled), (1, calm)):
+            ref = env.observe(env.agent_selection)
+            np.testing.assert_array_equal(obs["observation"][i], ref["observation"])
+        acts = np.array([_random_action(m, rng) for m in obs["action_mask"]], dtype=np.int64)
+        obs, *_ = venv.step(acts)
+        for i, env in ((0, rolled), (1, calm)):
+            env.step(int(acts[i]))
+            while env.agents and (
+                env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
+            ):
+                env.step(None)
+            if not env.agents:
+                env.reset()
+    assert calm.dice.mode == "expected" and rolled.dice.mode == "roll"
+    with pytest.raises(ValueError, match="dice mode must be"):
+        venv.set_dice_mode("loaded", [0])
+    with pytest.raises(IndexError, match=r"0\.\.1"):
+        venv.set_dice_mode("roll", [2])
+
+
+def test_agent_teams_name_each_agents_side():
+    venv = VectorEnv("skirmish", num_envs=2, seed=0)
+    venv.reset()
+    teams = venv.agent_teams(1)
+    assert sorted(set(teams)) == sorted(venv.teams)
+    assert [t for a, t in zip(venv.possible_agents, teams, strict=True) if a.startswith("red")] == [
+        "red"
+    ] * sum(a.startswith("red") for a in venv.possible_agents)

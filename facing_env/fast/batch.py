@@ -39,9 +39,10 @@ def step_all(
     s,
     ev,
     actions,
+    active,
     mask,
     cost,
-    mode,
+    modes,
     n_slots,
     w,
     max_rounds,
@@ -52,22 +53,26 @@ def step_all(
     acc,
     killer,
 ):
-    """One action per battle: decode, apply (with the automatic end of turns and the scan
-    of the state left), and the step's rewards into ``out`` (zeroed here). Writes, per
+    """One action per battle where ``active`` is true: decode, apply (with the automatic
+    end of turns and the scan of the state left), and the step's rewards into ``out``
+    (zeroed here, for every row) with the dice of the row's ``modes`` entry. Writes, per
     battle, 1 into ``gone`` for every creature down (its agent leaves, as after the AEC
     env's dead steps) and ``(terminated, truncated)`` into ``ends`` (``(N, 2)`` bool);
-    ``acc`` (float64) and ``killer`` (int64), ``(K,)``, are scratch."""
+    ``acc`` (float64) and ``killer`` (int64), ``(K,)``, are scratch. An inactive row is
+    left as it is (no events, no rewards, not ended)."""
     n = actions.shape[0]
     for i in range(n):
         ends[i, 0] = False
         ends[i, 1] = False
+        ev.count[i] = 0
         for a in range(out.shape[1]):
             out[i, a] = 0.0
     for i in range(n):
-        ev.count[i] = 0
+        if not active[i]:
+            continue
         index = actions[i]
         kind, arg = decode(t, s, i, index, n_slots)
-        apply(t, s, i, ev, kind, arg, cost[i, index], mask, cost, mode)
+        apply(t, s, i, ev, kind, arg, cost[i, index], mask, cost, modes[i])
         over, late = step_rewards(s, i, ev, w, max_rounds, gone, agent_of, out, acc, killer)
         ends[i, 0] = over
         ends[i, 1] = late
@@ -100,8 +105,8 @@ class BatchEngine:
         self.num_envs = num_envs
         self.layout = layout
         self.n_actions = n_actions
-        self.mode = DICE_MODES.index(dice_mode)
-        self.dice_mode = dice_mode
+        self.modes = np.full(num_envs, DICE_MODES.index(dice_mode), dtype=np.int64)
+        """Each row's dice (an index into ``DICE_MODES``) from its next start on."""
         self.max_rounds = max_rounds
         self.flat_footed_start = flat_footed_start
         self.record_events = record_events
@@ -125,6 +130,8 @@ class BatchEngine:
         self.rewards = np.zeros((num_envs, len(agent_names)), dtype=reward_dtype)
         self.observations = np.zeros((num_envs, layout.size), dtype=np.float32)
         self._ends = np.zeros((num_envs, 2), dtype=np.bool_)
+        self._everyone = np.ones(num_envs, dtype=np.bool_)
+        self._slots = np.zeros(num_envs, dtype=np.int32)  # the type of state.actor
         self._viewer = np.zeros(1, dtype=np.int64)
         self._row = np.zeros((1, layout.size), dtype=np.float32)
         self._calls: dict[str, Any] = {}  # bound entry points (fast.jit.bind), by kernel
@@ -146,7 +153,7 @@ class BatchEngine:
         :meth:`append_log` and ``record_events``; the list is then empty)."""
         opening = self._opening
         if opening is not None and self._loaded[i]:
-            dice = Dice(rng, self.dice_mode)  # the generator's draw after the build
+            dice = Dice(rng, DICE_MODES[self.modes[i]])  # the generator's draw after the build
             assert self.state is not None and self.tables is not None
             args = (
                 self.tables,
@@ -157,7 +164,7 @@ class BatchEngine:
                 self.cost,
                 self._tpl,
                 np.uint64(dice.seed),
-                self.mode,
+                self.modes[i],
                 self.flat_footed_start,
                 self._id_rank,
                 self._keys,
@@ -170,7 +177,7 @@ class BatchEngine:
                 self.events[i] = to_events(self.ev, i, self._ids[i], self._attack_names[i])
             return opening, dice, []
         battle = self.scenario.build(rng)
-        dice = Dice(rng, self.dice_mode)
+        dice = Dice(rng, DICE_MODES[self.modes[i]])
         events = engine.start(battle, dice, flat_footed_start=self.flat_footed_start)
         self._fit(battle)
         assert self.state is not None and self.tables is not None
@@ -254,8 +261,20 @@ class BatchEngine:
 
     # -- steps -------------------------------------------------------------------------------
 
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Apply one action per battle; returns ``(terminated, truncated)`` per battle
+    def set_dice_mode(self, mode: str, rows: np.ndarray | slice = slice(None)) -> None:
+        """Roll these rows' dice in ``mode`` (one of ``DICE_MODES``) from their next start
+        on (a battle under way keeps the dice it started with)."""
+        self.modes[rows] = DICE_MODES.index(mode)
+
+    def dice_mode(self, i: int) -> str:
+        """The dice mode row ``i``'s next battle starts with."""
+        return DICE_MODES[self.modes[i]]
+
+    def step(
+        self, actions: np.ndarray, active: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Apply one action per battle (only where ``active``, a ``(N,)`` bool array, is
+        true; every battle when it is None); returns ``(terminated, truncated)`` per battle
         (the battles that ended are still in the arrays: the caller restarts them)."""
         assert self.state is not None and self.tables is not None
         args = (
@@ -263,9 +282,10 @@ class BatchEngine:
             self.state,
             self.ev,
             actions,
+            self._everyone if active is None else active,
             self.mask,
             self.cost,
-            self.mode,
+            self.modes,
             self.layout.n_slots,
             self.weights,
             self.max_rounds,
@@ -285,12 +305,25 @@ class BatchEngine:
                 self.events[i].extend(to_events(self.ev, i, self._ids[i], self._attack_names[i]))
         return terminated, truncated
 
-    def observe(self) -> np.ndarray:
-        """Every battle's acting creature's observation (the ``observations`` buffer)."""
+    def observe(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """Every battle's acting creature's observation (the ``observations`` buffer);
+        with ``rows`` (``(N,)`` bool) only those rows are written, the others keep theirs."""
+        assert self.state is not None
+        if rows is None:
+            return self.observe_slots(self.state.actor, self.observations)
+        self._slots[:] = np.where(rows, self.state.actor, fobserve.KEEP)
+        return self.observe_slots(self._slots, self.observations)
+
+    def observe_slots(self, slots: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """``out[i]``: creature slot ``slots[i]``'s observation of battle ``i``.
+
+        ``slots`` is ``(N,)`` int32, as ``state.actor``; a slot of
+        :data:`~facing_env.fast.observe.KEEP` leaves row ``i`` as it is. ``out`` is a
+        C-contiguous ``(N, D)`` float32 array, returned."""
         assert self.state is not None and self.tables is not None and self.view is not None
-        args = (self.tables, self.state, self.view, self.state.actor, self.observations)
+        args = (self.tables, self.state, self.view, slots, out)
         self._call("observe_batch", fobserve.observe_batch, args)
-        return self.observations
+        return out
 
     def observe_one(self, k: int) -> np.ndarray:
         """Creature slot ``k``'s observation of battle 0 (a reused ``(1, D)`` buffer's

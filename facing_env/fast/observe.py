@@ -62,6 +62,8 @@ from facing_env.tables import RULESETS as RULE_ROWS
 # -- the layout's named offsets, as module constants (numba reads them as literals) ------
 
 N_CHANNELS = len(CHANNELS)
+KEEP = -2
+"""A slot for :func:`observe_batch` that leaves the row's observation as it is."""
 N_FEATURES = len(FEATURES)
 N_TACTICS = len(TACTICS)
 
@@ -576,9 +578,12 @@ def observe(t, s, i, k, v, out):
 @kernel
 def observe_batch(t, s, v, slots, out):
     """``out[i]``: :func:`observe` of creature ``slots[i]`` of battle ``i``, for every row
-    of ``out`` (``(N, D)``; pass ``s.actor`` for the acting creatures); zeros where
-    ``slots[i]`` is negative (a battle that is over)."""
+    of ``out`` (``(N, D)``; pass ``s.actor`` for the acting creatures); the row is left
+    as it is where ``slots[i]`` is :data:`KEEP`, zeros where it is another negative
+    number (a battle that is over)."""
     for i in range(out.shape[0]):
+        if slots[i] == KEEP:
+            continue
         if slots[i] < 0:
             out[i, :] = 0.0
         else:
