@@ -32,6 +32,8 @@ class ScriptedAgent:
 
     name: ClassVar[str] = ""
     """The agent's ``make_agent`` name, which is also its kernel's."""
+    deterministic: ClassVar[bool] = True
+    """The action depends on the observation and mask alone (batches may be split freely)."""
 
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator

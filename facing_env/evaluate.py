@@ -7,7 +7,10 @@ An agent is a scripted agent's name (``random``, ``aggressive``, ``flanker``,
 ``defensive``), ``model:PATH[@T]`` for a saved MaskablePPO model (its most likely action;
 with ``@T`` sampled at temperature ``T``, ``@1`` as trained) or ``rllib:PATH[#MODULE_ID]`` for
 a module of an RLlib checkpoint (``train_rllib.py``). Every pair plays ``games`` games
-over seeds ``seed, seed+1, ...``, each agent taking each team in half of them. The
+over seeds ``seed, seed+1, ...``, each agent taking each team in half of them; a pair's
+games are played together as the battles of one ``VectorEnv``
+(:func:`facing_env.match.play_games`: the games :func:`~facing_env.match.play_game`
+plays, the scripted agents and greedy policies choosing for all of them at once). The
 report gives, per pair, wins / draws / losses with a 95% Wilson interval on the win rate;
 per agent, an openskill (Plackett-Luce) rating over all games, damage dealt per round, and
 the **attack-origin breakdown**: how many of its chosen attacks came from the defender's
@@ -31,7 +34,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +42,14 @@ from facing_env import cli
 from facing_env.dice import DICE_MODES
 from facing_env.env import raw_env
 from facing_env.errors import FacingEnvError
-from facing_env.match import MANEUVERS, Agent, GameResult, play_game, replay_record
+from facing_env.match import (
+    MANEUVERS,
+    Agent,
+    GameResult,
+    aec_actions,
+    play_games,
+    replay_record,
+)
 
 AREAS = ("front", "flank", "side", "rear", "none")
 
@@ -252,8 +262,7 @@ def evaluate(
     if make is None:
         from facing_env.agents import make_agent as make
     players = {name: make(name) for name in agents}
-    env = raw_env(scenario=scenario, **env_kwargs)
-    team_a, team_b = env.scenario.teams[:2]
+    team_a, team_b = raw_env(scenario=scenario, **env_kwargs).scenario.teams[:2]
     model = _rating_model()
     ratings = {n: model.rating(name=n) for n in agents} if model else {}
     results = {n: AgentResult(n) for n in agents}
@@ -264,19 +273,26 @@ def evaluate(
     slugs = _slugs(agents)
     for a, b in itertools.combinations(agents, 2):
         pair = PairResult(a, b)
-        for g in range(games):
-            teams = {team_a: a, team_b: b} if g % 2 == 0 else {team_a: b, team_b: a}
-            result = play_game(
-                scenario, {t: players[n] for t, n in teams.items()}, seed + g, env=env
-            )
+        lineups = [
+            {team_a: a, team_b: b} if g % 2 == 0 else {team_a: b, team_b: a} for g in range(games)
+        ]
+        played = play_games(
+            scenario,
+            [{t: players[n] for t, n in teams.items()} for teams in lineups],
+            seed,
+            progress=progress,
+            **env_kwargs,
+        )
+        for g, (teams, result) in enumerate(zip(lineups, played, strict=True)):
             _tally(pair, results, result, teams, a)
             _rate(model, ratings, a, b, result, teams)
             if record is not None:
-                data = replay_record(result, teams, **env_kwargs)
+                actions, env = aec_actions(scenario, result.seed, result.actions, **env_kwargs)
+                if env.events != result.events:  # the two engines disagree: never expected
+                    raise RuntimeError(f"game {g}: the AEC env's replay differs from the batch")
+                data = replay_record(replace(result, actions=actions), teams, **env_kwargs)
                 path = record / f"{slugs[a]}_vs_{slugs[b]}_{g:04d}.json"
                 path.write_text(json.dumps(data))
-            if progress is not None:
-                progress(1)
         pairs.append(pair)
     for n, r in ratings.items():
         results[n].rating_mu, results[n].rating_sigma = r.mu, r.sigma

@@ -8,6 +8,7 @@ games through :func:`play_game`. Agents follow the protocol of :mod:`facing_env.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -180,6 +181,135 @@ def play_game(
         actions=actions,
         events=list(env.events),
     )
+
+
+MAX_BATCH = 1024
+"""Games :func:`play_games` plays in one batch of battles at most."""
+
+
+def play_games(
+    scenario: str,
+    lineups: Sequence[Mapping[str, Agent]],
+    seed: int,
+    *,
+    progress: Callable[[int], None] | None = None,
+    **env_kwargs: Any,
+) -> list[GameResult]:
+    """Play ``len(lineups)`` games together as battles of one
+    :class:`~facing_env.vector.VectorEnv`: game ``g`` is seeded ``seed + g`` and team
+    ``t`` is driven by ``lineups[g][t]``.
+
+    Game ``g`` is :func:`play_game` ``(scenario, lineups[g], seed + g)``: the same
+    battle, the same generator for the agents (``[seed + g, 0xFACE]``), so the same
+    actions and result, except that ``actions`` omits the dead steps of dropped creatures
+    (:func:`aec_actions` puts them back, for a replay). Agents that are
+    ``deterministic`` and have ``act_batch`` (the scripted agents but ``random``, a
+    saved policy at temperature 0) choose for all their games in one call; the others
+    act game by game with that game's generator. ``progress(1)`` is called per game."""
+    from facing_env.agents.base import act_batch
+    from facing_env.vector import VectorEnv
+
+    results: list[GameResult] = []
+    for start in range(0, len(lineups), MAX_BATCH):
+        block = lineups[start : start + MAX_BATCH]
+        venv = VectorEnv(scenario, len(block), seed=seed + start, record_events=True, **env_kwargs)
+        obs, info = venv.reset()
+        n = len(block)
+        rngs = [np.random.default_rng([seed + start + g, 0xFACE]) for g in range(n)]
+        sides = [venv.agent_teams(g) for g in range(n)]
+        for g, lineup in enumerate(block):
+            missing = set(t for t in sides[g] if t is not None) - set(lineup)
+            if missing:
+                raise ValueError(f"no agent for team(s) {sorted(missing)} of scenario {scenario!r}")
+        events = [venv.events(g) for g in range(n)]
+        logged = [0] * n
+        actions: list[list[tuple[str, int | None]]] = [[] for _ in range(n)]
+        origins: list[dict[int, Pos]] = [{} for _ in range(n)]
+        done: list[GameResult | None] = [None] * n
+        active = np.ones(n, dtype=bool)
+        acts = np.zeros(n, dtype=np.int64)
+        while active.any():
+            rows = np.flatnonzero(active)
+            groups: dict[int, list[int]] = {}
+            for g in rows:
+                agent = block[g][sides[g][info["agent"][g]]]
+                if getattr(agent, "deterministic", False) and hasattr(agent, "act_batch"):
+                    groups.setdefault(id(agent), []).append(int(g))
+                else:
+                    o, m = obs["observation"][g], obs["action_mask"][g]
+                    acts[g] = int(agent.act(o, m, rngs[g]))
+            for members in groups.values():
+                sel = np.array(members)
+                agent = block[members[0]][sides[members[0]][info["agent"][members[0]]]]
+                picked = act_batch(agent, obs["observation"][sel], obs["action_mask"][sel], rngs[0])
+                acts[sel] = picked
+            for g in rows:
+                actions[g].append((venv.possible_agents[info["agent"][g]], int(acts[g])))
+            obs, _, term, trunc, info = venv.step(acts, active=active)
+            for g in rows:
+                ended = bool(term[g] or trunc[g])
+                new = events[g][logged[g] :]
+                if any(_chosen(e) for e in new):
+                    battle = venv.ended_battle(int(g)) if ended else venv.battle(int(g))
+                    for k, e in enumerate(new, start=logged[g]):
+                        if _chosen(e):
+                            origins[g][k] = attack_origin(battle, e.actor, e.target)
+                logged[g] = len(events[g])
+                if ended:
+                    active[g] = False
+                    winner = int(info["winner"][g])
+                    teams = _creature_teams(venv.ended_battle(int(g)))
+                    done[g] = GameResult(
+                        scenario=scenario,
+                        seed=seed + start + int(g),
+                        winner=venv.teams[winner] if winner >= 0 else None,
+                        rounds=int(info["episode_rounds"][g]),
+                        teams=team_stats(events[g], teams, origins[g]),
+                        actions=actions[g],
+                        events=list(events[g]),
+                    )
+                    if progress is not None:
+                        progress(1)
+        results.extend(r for r in done if r is not None)
+    return results
+
+
+def _chosen(e: Event) -> bool:
+    """A chosen attack (not an attack of opportunity) with a target."""
+    return e.kind == "attack" and e.attack_kind in CHOSEN_ATTACKS and e.target is not None
+
+
+def _creature_teams(battle: Battle) -> dict[str, str]:
+    """Creature id -> team, as the AEC env's ``teams`` maps them."""
+    return {c.id: c.team for c in battle.creatures.values()}
+
+
+def aec_actions(
+    scenario: str, seed: int, actions: Sequence[tuple[str, int | None]], **env_kwargs: Any
+) -> tuple[list[tuple[str, int | None]], raw_env]:
+    """The AEC env's action list of a game given its actions without dead steps (as
+    :func:`play_games` records them): each dead step ``(agent, None)`` put back where the
+    env takes it. Returns the list and the env after the game (its ``events``)."""
+    env = raw_env(scenario=scenario, **env_kwargs)
+    env.reset(seed=seed)
+    out: list[tuple[str, int | None]] = []
+    todo = list(actions)
+    for agent in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        if term or trunc:
+            out.append((agent, None))
+            env.step(None)
+            continue
+        if not todo:
+            raise ValueError(f"the game needs more than the {len(actions)} actions given")
+        name, action = todo.pop(0)
+        if name != agent:
+            raise ValueError(f"action {len(out)}: {agent} acts, the record names {name}")
+        out.append((agent, action))
+        env.step(action)
+    if todo:
+        raise ValueError(f"the game ended with {len(todo)} of the actions given left over")
+    return out, env
 
 
 def replay_record(result: GameResult, agents: Mapping[str, str], **env_kwargs: Any) -> dict:

@@ -158,6 +158,7 @@ class VectorEnv:
             "episode_length": self._length,
             "episode_rounds": self._rounds,
         }
+        self._ended: dict[int, Any] = {}  # record_events: the last battle that ended, per slot
         self._final: np.ndarray | None = None
         if final_observations:  # (K, N, D): one C-contiguous block per creature for the kernel
             self._final = np.zeros(
@@ -249,6 +250,8 @@ class VectorEnv:
             self._length[i] = self._steps[i]
             self._rounds[i] = state.round[i]
             self._steps[i] = 0
+            if self.record_events:  # the battle as it ended, before its slot restarts
+                self._ended[int(i)] = self._engine.battle(int(i))
             self._engine.start(int(i), self._rngs[i])
         rewards = self._engine.rewards
         return self._outputs(active), rewards, self._terminations, self._truncations, self._info
@@ -309,9 +312,22 @@ class VectorEnv:
         self._check_index(i)
         return self._engine.battle(int(i))
 
+    def ended_battle(self, i: int) -> Any:
+        """The last battle of slot ``i`` that ended, as it ended (a
+        :class:`~facing_env.battle.Battle`); only with ``record_events=True``."""
+        self._check_index(i)
+        if not self.record_events:
+            raise EnvStateError(
+                "ended battles are kept only with VectorEnv(..., record_events=True)"
+            )
+        if int(i) not in self._ended:
+            raise EnvStateError(f"no battle of slot {i} has ended yet")
+        return self._ended[int(i)]
+
     def events(self, i: int) -> list:
         """The events of battle ``i`` so far (its current battle, after an auto-reset);
-        only with ``record_events=True``."""
+        only with ``record_events=True``. Each battle has its own list: a list taken
+        before the battle ended holds all of its events once it has."""
         self._check_index(i)
         if not self.record_events:
             raise EnvStateError("events are recorded only with VectorEnv(..., record_events=True)")

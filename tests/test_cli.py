@@ -48,7 +48,7 @@ def no_games(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("a game was played")
 
-    monkeypatch.setattr(module, "play_game", refuse)
+    monkeypatch.setattr(module, "play_games", refuse)
 
 
 # -- python -m facing_env.evaluate ----------------------------------------------------------

@@ -1,11 +1,15 @@
-"""Per-team statistics from engine events (facing_env.match.team_stats) and their roll-up
-in the evaluation report."""
+"""Per-team statistics from engine events (facing_env.match.team_stats), their roll-up
+in the evaluation report, and games played in batches (facing_env.match.play_games)."""
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
+from facing_env.agents import make_agent
 from facing_env.evaluate import AgentResult
 from facing_env.events import Event
-from facing_env.match import team_stats
+from facing_env.match import aec_actions, play_game, play_games, team_stats
 
 TEAMS = {"a": "red", "b": "blue"}
 
@@ -76,3 +80,54 @@ def test_charges_withdrawals_and_readied_attacks_are_counted():
     agent = AgentResult("aggressive")
     agent.maneuvers.update(red.maneuvers)
     assert agent.to_dict()["maneuvers"] == {"charge": 1, "withdraw": 1, "ready": 1, "trigger": 0}
+
+
+@pytest.mark.parametrize(
+    ("scenario", "a", "b"),
+    [
+        ("duel", "flanker", "random"),
+        ("skirmish", "aggressive", "defensive"),
+        ("procedural", "random", "flanker"),
+        ("hex_duel", "defensive", "flanker"),
+    ],
+)
+def test_play_games_plays_the_games_play_game_plays(scenario, a, b):
+    """Game ``g`` of a batch is ``play_game(..., seed + g)``: the same winner, rounds,
+    per-team statistics (attack origins included), events and actions (the dead steps,
+    which the batch does not take, put back by ``aec_actions``)."""
+    agents = {a: make_agent(a), b: make_agent(b)}
+    teams = ("red", "blue")
+    lineups = [
+        {teams[0]: agents[a], teams[1]: agents[b]}
+        if g % 2 == 0
+        else {teams[0]: agents[b], teams[1]: agents[a]}
+        for g in range(6)
+    ]
+    seen = []
+    batch = play_games(scenario, lineups, 900, progress=seen.append, max_rounds=6)
+    assert len(batch) == 6 and seen == [1] * 6
+    origins = 0
+    for g, (lineup, got) in enumerate(zip(lineups, batch, strict=True)):
+        want = play_game(scenario, lineup, 900 + g, max_rounds=6)
+        assert got.seed == want.seed == 900 + g
+        assert (got.winner, got.rounds) == (want.winner, want.rounds), g
+        assert got.events == want.events, g
+        assert got.teams == want.teams, g
+        assert got.actions == [x for x in want.actions if x[1] is not None]
+        full, env = aec_actions(scenario, got.seed, got.actions, max_rounds=6)
+        assert full == want.actions and env.events == want.events
+        origins += sum(sum(s.attack_origins.values()) for s in got.teams.values())
+    assert origins > 0
+
+
+def test_aec_actions_names_a_record_that_does_not_fit():
+    game = play_game("duel", {"red": make_agent("aggressive"), "blue": make_agent("flanker")}, 3)
+    short = [x for x in game.actions if x[1] is not None]
+    with pytest.raises(ValueError, match="needs more than"):
+        aec_actions("duel", 3, short[:-1])
+    with pytest.raises(ValueError, match="left over"):
+        aec_actions("duel", 3, [*short, short[-1]])
+    wrong = [(("blue_0" if n == "red_0" else "red_0"), x) for n, x in short]
+    with pytest.raises(ValueError, match="acts, the record names"):
+        aec_actions("duel", 3, wrong)
+    assert np.sum([x is None for _, x in game.actions]) >= 1  # the loser's dead step

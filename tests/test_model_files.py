@@ -352,7 +352,7 @@ def test_evaluate_refuses_a_model_of_another_layout_before_any_game(
 ) -> None:
     import facing_env.evaluate as evaluate
 
-    monkeypatch.setattr(evaluate, "play_game", lambda *a, **k: pytest.fail("a game was played"))
+    monkeypatch.setattr(evaluate, "play_games", lambda *a, **k: pytest.fail("a game was played"))
     argv = ["--scenario", "skirmish", "--agents", f"model:{saved_model}", "random"]
     with pytest.raises(SystemExit) as info:
         evaluate.main(argv)
