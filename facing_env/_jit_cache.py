@@ -52,6 +52,15 @@ def cache_root() -> Path:
 KEEP = 8
 """Versions kept in the cache root (the most recently used); older ones are removed."""
 
+_active: Path | None = None
+
+
+def active_dir() -> Path | None:
+    """This version's cache directory once :func:`activate` made it (else None): the
+    batched engine keeps its lookup tables there too (``tables/``), so an edit of the
+    sources never loads stale ones either."""
+    return _active
+
 
 def activate() -> Path | None:
     """Point numba's cache at this version's directory (None if it cannot be made), and
@@ -65,6 +74,8 @@ def activate() -> Path | None:
     except OSError:
         return None
     config.CACHE_DIR = str(where)
+    global _active
+    _active = where
     _prune(where.parent)
     return where
 

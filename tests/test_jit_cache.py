@@ -35,3 +35,42 @@ def test_activate_points_numba_inside_the_users_cache_dir(tmp_path, monkeypatch)
         assert where.is_dir() and str(where) == config.CACHE_DIR
     finally:
         config.CACHE_DIR = old
+
+
+def test_lookup_tables_are_kept_beside_the_kernels_and_rebuilt_when_unreadable(
+    tmp_path, monkeypatch
+):
+    """``fast.tables.on_disk``: the first call builds and stores the arrays in this
+    version's directory, the next reads them back equal (a ``Tables`` with its scalars),
+    and a damaged file is built again rather than trusted."""
+    import numpy as np
+
+    from facing_env.fast import tables
+    from facing_env.types import GridKind, Ruleset
+
+    monkeypatch.setattr(_jit_cache, "_active", tmp_path)
+    built = tables.tables_for.__wrapped__.__wrapped__  # below @cache and @on_disk
+    calls = []
+
+    def counting(*args):
+        calls.append(args)
+        return built(*args)
+
+    counting.__name__ = "tables_for"  # stored as tables_for's (a Tables)
+    stored = tables.on_disk(counting)
+    first = stored(GridKind.SQUARE, Ruleset.UA35, 6, (0,))
+    files = list((tmp_path / "tables").glob("tables_for-*.npz"))
+    assert len(files) == 1 and len(calls) == 1
+    again = stored(GridKind.SQUARE, Ruleset.UA35, 6, (0,))
+    assert len(calls) == 1 and isinstance(again, tables.Tables)
+    assert again.square is True and again.radius == first.radius == 6
+    for name in tables.Tables._fields[2:]:
+        np.testing.assert_array_equal(getattr(again, name), getattr(first, name), err_msg=name)
+        assert getattr(again, name).dtype == getattr(first, name).dtype, name
+    files[0].write_bytes(b"not a zip")
+    stored(GridKind.SQUARE, Ruleset.UA35, 6, (0,))
+    assert len(calls) == 2
+    assert len(list((tmp_path / "tables").glob("*.npz"))) == 1  # rewritten, no leftovers
+    monkeypatch.setattr(_jit_cache, "_active", None)  # no cache directory: nothing stored
+    stored(GridKind.SQUARE, Ruleset.UA35, 7, (0,))
+    assert len(calls) == 3 and len(list((tmp_path / "tables").glob("*.npz"))) == 1

@@ -155,21 +155,7 @@ class BatchEngine:
         if opening is not None and self._loaded[i]:
             dice = Dice(rng, DICE_MODES[self.modes[i]])  # the generator's draw after the build
             assert self.state is not None and self.tables is not None
-            args = (
-                self.tables,
-                self.state,
-                i,
-                self.ev,
-                self.mask,
-                self.cost,
-                self._tpl,
-                np.uint64(dice.seed),
-                self.modes[i],
-                self.flat_footed_start,
-                self._id_rank,
-                self._keys,
-                self._rows,
-            )
+            args = self._restart_args(i, np.uint64(dice.seed))
             self._call("restart", restart, args)
             self.templates[i] = None
             self.gone[i] = False
@@ -200,7 +186,26 @@ class BatchEngine:
             self._loaded[i] = True
             if self._opening is None:
                 self._set_opening()
+        self._prepare()
         return battle, dice, events
+
+    def _restart_args(self, i: int, seed: np.uint64) -> tuple:
+        assert self.state is not None and self.tables is not None
+        return (
+            self.tables,
+            self.state,
+            i,
+            self.ev,
+            self.mask,
+            self.cost,
+            self._tpl,
+            seed,
+            self.modes[i],
+            self.flat_footed_start,
+            self._id_rank,
+            self._keys,
+            self._rows,
+        )
 
     def _set_opening(self) -> None:
         """Keep the fixed scenario's opening (as built, before the start) for restarts."""
@@ -276,8 +281,19 @@ class BatchEngine:
         """Apply one action per battle (only where ``active``, a ``(N,)`` bool array, is
         true; every battle when it is None); returns ``(terminated, truncated)`` per battle
         (the battles that ended are still in the arrays: the caller restarts them)."""
+        args = self._step_args(actions, active)
+        self._call("step_all", step_all, args)
+        terminated, truncated = self._ends[:, 0], self._ends[:, 1]
+        if self.ev.overflow.any():
+            raise RuntimeError("a step made more events than the batched engine holds")
+        if self.record_events:
+            for i in range(self.num_envs):
+                self.events[i].extend(to_events(self.ev, i, self._ids[i], self._attack_names[i]))
+        return terminated, truncated
+
+    def _step_args(self, actions: np.ndarray, active: np.ndarray | None) -> tuple:
         assert self.state is not None and self.tables is not None
-        args = (
+        return (
             self.tables,
             self.state,
             self.ev,
@@ -296,14 +312,22 @@ class BatchEngine:
             self._acc,
             self._killer,
         )
-        self._call("step_all", step_all, args)
-        terminated, truncated = self._ends[:, 0], self._ends[:, 1]
-        if self.ev.overflow.any():
-            raise RuntimeError("a step made more events than the batched engine holds")
-        if self.record_events:
-            for i in range(self.num_envs):
-                self.events[i].extend(to_events(self.ev, i, self._ids[i], self._attack_names[i]))
-        return terminated, truncated
+
+    def _prepare(self) -> None:
+        """Bind the kernels a step calls now, at the start of the first battle: the first
+        binding of each in a process loads it from numba's cache (tens of milliseconds),
+        a cost of setting up, not of the steps."""
+        assert self.state is not None and self.tables is not None and self.view is not None
+        t, s, v = self.tables, self.state, self.view
+        self._bind("step_all", step_all, self._step_args(np.zeros(self.num_envs, np.int64), None))
+        if self.num_envs == 1:  # the AEC env: one creature's observation, the event log
+            self._bind("observe_one", fobserve.observe_batch, (t, s, v, self._viewer, self._row))
+            self._bind("append_events", append_events, (self.ev, 0, allocate_events(1)))
+        else:
+            args = (t, s, v, self._slots, self.observations)
+            self._bind("observe_batch", fobserve.observe_batch, args)
+        if self._opening is not None:
+            self._bind("restart", restart, self._restart_args(0, np.uint64(0)))
 
     def observe(self, rows: np.ndarray | None = None) -> np.ndarray:
         """Every battle's acting creature's observation (the ``observations`` buffer);
@@ -344,6 +368,11 @@ class BatchEngine:
         state = self.__dict__.copy()
         state["_calls"] = {}
         return state
+
+    def _bind(self, name: str, dispatcher: Any, args: tuple) -> None:
+        """Bind a kernel's entry point for these arguments' types unless it is bound."""
+        if name not in self._calls:
+            self._calls[name] = bind(dispatcher, *args)
 
     def _call(self, name: str, dispatcher: Any, args: tuple) -> None:
         """Call a kernel through its entry point bound to these arguments' types (bound

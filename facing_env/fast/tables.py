@@ -14,12 +14,16 @@ direction, ``(dy, dx)`` an offset from an anchor shifted by ``radius``.
 
 from __future__ import annotations
 
-from functools import cache
-from typing import NamedTuple
+import hashlib
+import os
+import zipfile
+from collections.abc import Callable
+from functools import cache, wraps
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
-from facing_env import engine, geometry
+from facing_env import _jit_cache, engine, geometry
 from facing_env.fast.state import AREA_CODES, SHAPES, State
 from facing_env.geometry import Shape
 from facing_env.rules.movement import _step_area, step_geometry
@@ -104,7 +108,59 @@ def radius_for(kind: GridKind, height: int, width: int) -> int:
     return max(width + extra, height) + side
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def on_disk(function: _F) -> _F:
+    """Keep ``function``'s arrays in this source version's cache directory
+    (:func:`facing_env._jit_cache.active_dir`, ``tables/``), keyed by its name and the
+    ``repr`` of its arguments: built once per machine, not once per process (the dragon's
+    charge tables take seconds to build). A ``dict`` of arrays or a :class:`Tables` is
+    stored with :func:`numpy.savez` and read back with ``allow_pickle=False``; a file that
+    cannot be read is built again and rewritten; without a cache directory nothing is
+    stored."""
+
+    @wraps(function)
+    def wrapper(*args: Any) -> Any:
+        root = _jit_cache.active_dir()
+        if root is None:
+            return function(*args)
+        key = hashlib.sha256(repr((function.__name__, args)).encode()).hexdigest()[:24]
+        path = root / "tables" / f"{function.__name__}-{key}.npz"
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                fields = {name: data[name] for name in data.files}
+            return _rebuild(function.__name__, fields)
+        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile):
+            pass  # not built yet, or unreadable: build it
+        value = function(*args)
+        fields = value._asdict() if isinstance(value, Tables) else value
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_suffix(f".{os.getpid()}.tmp.npz")
+            np.savez(partial, **fields)
+            os.replace(partial, path)
+        except OSError:
+            pass  # a read-only cache: build again next time
+        return value
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _rebuild(name: str, fields: dict[str, np.ndarray]) -> Any:
+    """What :func:`on_disk` stored: a :class:`Tables` (``tables_for``) or the dict."""
+    if name != "tables_for":
+        return fields
+    if set(fields) != set(Tables._fields):
+        raise KeyError("not a Tables")
+    values = dict(fields)
+    values["square"] = bool(values["square"])
+    values["radius"] = int(values["radius"])
+    return Tables(**values)
+
+
 @cache
+@on_disk
 def tables_for(
     kind: GridKind, ruleset: Ruleset, radius: int, footprints: tuple[int, ...] | None = None
 ) -> Tables:
@@ -240,6 +296,7 @@ def _yx(cell: tuple[int, int]) -> tuple[int, int]:
 
 
 @cache
+@on_disk
 def charge_tables(
     kind: GridKind | int, radius: int, profile: tuple[tuple[int, int], ...]
 ) -> dict[str, np.ndarray]:
