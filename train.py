@@ -41,7 +41,7 @@ from facing_env import cli
 from facing_env.agents.learned import PolicyAgent
 from facing_env.env import raw_env
 from facing_env.evaluate import Report, evaluate, image_links, plots
-from facing_env.league import League
+from facing_env.league import WEIGHTINGS, League
 from facing_env.match import Agent
 from facing_env.policies import entity_policy_kwargs
 from facing_env.scenario import DEFAULT_SCENARIO, load_scenario, reward_weights
@@ -77,6 +77,10 @@ class Args:
     (facing_env.league)"""
     league_power: float = 2.0
     """sharpness of the league's priority (0: uniform)"""
+    league_weighting: str = "hard"
+    """the league's priority: 'hard' ((1 - p) ** power: the opponents the learner does
+    worst against) or 'variance' ((4 p (1 - p)) ** (power / 2): those it beats about half
+    the time)"""
     league_floor: float = 0.05
     """weight of an opponent the learner always beats, before normalising"""
     policy: str = "mlp"
@@ -170,7 +174,9 @@ class SelfPlayAndEvalCallback(BaseCallback):
         self.snapshots: list[str] = []
         self.next_snapshot = args.snapshot_every
         self.next_eval = args.eval_every
-        self.league = League(power=args.league_power, floor=args.league_floor)
+        self.league = League(
+            power=args.league_power, floor=args.league_floor, weighting=args.league_weighting
+        )
         # the dice of the environments outside the low-variance share (--dice, else the
         # scenario's)
         self.base_dice = env_kwargs.get("dice") or load_scenario(args.scenario).dice
@@ -358,6 +364,10 @@ def _check(args: Args) -> dict:
         raise ValueError(f"--policy must be 'entity' or 'mlp', got {args.policy!r}")
     cli.number(args.league_power, "--league-power", 0.0, 16.0)
     cli.number(args.league_floor, "--league-floor", 0.0, 1.0, open_low=True)
+    if args.league_weighting not in WEIGHTINGS:
+        names = ", ".join(repr(w) for w in WEIGHTINGS)
+        got = cli.short_repr(args.league_weighting)
+        raise ValueError(f"--league-weighting must be one of {names}, got {got}")
     if args.vec_env not in VEC_ENVS:
         names = ", ".join(repr(v) for v in VEC_ENVS)
         raise ValueError(f"--vec-env must be one of {names}, got {cli.short_repr(args.vec_env)}")

@@ -8,6 +8,12 @@ win rate (a draw counts as not won, as in the evaluation), so the learner meets 
 often the opponents it does worst against, as in AlphaStar's PFSP, while ``floor`` keeps
 every opponent in the mix (an opponent never seen again is soon forgotten).
 
+``weighting="variance"`` replaces ``(1 - p) ** power`` by ``(4 p (1 - p)) ** (power / 2)``
+(``4 p (1 - p)`` at the default power: AlphaStar's variance weighting, scaled to 1 at
+``p = 1/2``): the learner meets most the opponents it beats about half the time, and an
+opponent it never beats only at ``floor``, so a run whose estimates are all near 0 early
+on trains against the opponents it can learn from first.
+
 Pure Python, no torch: ``train.py`` feeds it outcomes and copies :meth:`League.weights`
 into the environments (:meth:`facing_env.wrappers.TeamLearnerEnv.set_opponent_weights`).
 """
@@ -15,6 +21,9 @@ into the environments (:meth:`facing_env.wrappers.TeamLearnerEnv.set_opponent_we
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+WEIGHTINGS = ("hard", "variance")
+"""How :class:`League` turns a win rate into a priority (see the module docstring)."""
 
 
 @dataclass
@@ -43,6 +52,8 @@ class League:
     """weight of an opponent the learner always beats (keeps it in the mix)"""
     decay: float = 0.98
     """the moving average keeps this much of its estimate per battle (~50 battles)"""
+    weighting: str = "hard"
+    """``hard``: ``(1 - p) ** power``; ``variance``: ``(4 p (1 - p)) ** (power / 2)``"""
     records: dict[str, OpponentRecord] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -52,6 +63,9 @@ class League:
             raise ValueError(f"floor must be in (0, 1], got {self.floor}")
         if not 0.0 <= self.decay < 1.0:
             raise ValueError(f"decay must be in [0, 1), got {self.decay}")
+        if self.weighting not in WEIGHTINGS:
+            names = ", ".join(repr(w) for w in WEIGHTINGS)
+            raise ValueError(f"weighting must be one of {names}, got {self.weighting!r}")
 
     def add(self, name: str) -> None:
         """A new opponent (a snapshot starts as an even match)."""
@@ -69,6 +83,8 @@ class League:
     def weight(self, name: str) -> float:
         """The unnormalised chance of drawing ``name``."""
         rate = self.records[name].win_rate
+        if self.weighting == "variance":
+            return max(self.floor, (4.0 * rate * (1.0 - rate)) ** (self.power / 2.0))
         return max(self.floor, (1.0 - rate) ** self.power)
 
     def weights(self) -> dict[str, float]:

@@ -27,6 +27,27 @@ def test_priority_follows_the_loss_rate_with_a_floor() -> None:
     assert weights["random"] == pytest.approx(0.05 / 2.05)
 
 
+def test_variance_weighting_favours_even_matches() -> None:
+    """``weighting="variance"``: ``4 p (1 - p)`` at power 2 (1 at an even match), the floor
+    for an opponent always or never beaten; ``(4 p (1 - p)) ** (power / 2)`` otherwise."""
+    league = League(decay=0.5, weighting="variance")  # one battle moves 0.5 halfway
+    league.record("aggressive", won=True)  # 0.75
+    league.record("random", won=True)
+    league.record("random", won=True)  # 0.875
+    league.add("flanker")  # 0.5
+    assert league.weight("aggressive") == pytest.approx(0.75)
+    assert league.weight("random") == pytest.approx(4 * 0.875 * 0.125)
+    assert league.weight("flanker") == 1.0
+    hopeless = League(decay=0.0, weighting="variance", floor=0.05)
+    hopeless.record("defensive", won=False)  # p = 0
+    assert hopeless.weight("defensive") == 0.05
+    sharp = League(power=4.0, decay=0.5, weighting="variance")
+    sharp.record("aggressive", won=True)
+    assert sharp.weight("aggressive") == pytest.approx(0.75**2)
+    with pytest.raises(ValueError, match="weighting must be one of 'hard', 'variance'"):
+        League(weighting="soft")
+
+
 def test_the_win_rate_is_a_moving_average() -> None:
     league = League(decay=0.5)
     league.record("aggressive", won=True)  # 0.5 -> 0.75

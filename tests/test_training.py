@@ -364,6 +364,7 @@ def train_module(monkeypatch, train):
         ({"net_arch": (10**6,)}, "--net-arch"),
         ({"learning_rate": float("nan")}, "--learning-rate"),
         ({"gamma": 2.0}, "--gamma"),
+        ({"league_weighting": "soft"}, "--league-weighting must be one of 'hard', 'variance'"),
         ({"vec_env": "threads"}, "--vec-env must be one of 'dummy', 'subproc', 'vector'"),
         (
             {"vec_env": "vector", "approach_shaping": 0.1},
