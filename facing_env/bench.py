@@ -83,15 +83,18 @@ WARMUP_STEPS = 1000
 """At most this many untimed ``VectorEnv.step`` calls before the timed ones."""
 
 
-def vector_play(scenario: str, num_envs: int, steps: int, seed: int = 0) -> Result:
+def vector_play(
+    scenario: str, num_envs: int, steps: int, seed: int = 0, threads: int | None = None
+) -> Result:
     """Agent-steps per second of :class:`~facing_env.vector.VectorEnv` under random masked
-    play: ``num_envs`` battles, ``step`` calls until ``steps`` agent-steps; only the time
+    play: ``num_envs`` battles on ``threads`` threads (None: VectorEnv's default, one per
+    core), ``step`` calls until ``steps`` agent-steps; only the time
     inside ``step`` counts (the actions are drawn outside it). Untimed warm-up steps come
     first, until a battle has ended and restarted: the first call of each kernel in a
     process loads it from numba's cache (tens of milliseconds), which is not throughput."""
     from facing_env.vector import VectorEnv
 
-    venv = VectorEnv(scenario, num_envs=num_envs, seed=seed)
+    venv = VectorEnv(scenario, num_envs=num_envs, seed=seed, threads=threads)
     obs, _ = venv.reset()
     rng = np.random.default_rng(seed)
     for warm in range(WARMUP_STEPS):
@@ -108,7 +111,10 @@ def vector_play(scenario: str, num_envs: int, steps: int, seed: int = 0) -> Resu
         seconds += time.perf_counter() - start
         done += num_envs
     venv.close()
-    return Result(f"{scenario} VectorEnv x{num_envs}", done, seconds)
+    plural = "s" if venv.threads > 1 else ""
+    return Result(
+        f"{scenario} VectorEnv x{num_envs} ({venv.threads} thread{plural})", done, seconds
+    )
 
 
 def engine_build() -> str:
@@ -129,7 +135,11 @@ def _connect_four() -> AECEnv:
 
 
 def run(
-    scenarios: Sequence[str], steps: int, obs_repeats: int, num_envs: int = 1024
+    scenarios: Sequence[str],
+    steps: int,
+    obs_repeats: int,
+    num_envs: int = 1024,
+    threads: int | None = None,
 ) -> list[Result]:
     """Every benchmark, in the order printed (``num_envs`` 0: no VectorEnv lines)."""
     results = [
@@ -140,7 +150,7 @@ def run(
         results.append(Result(name, r.steps, r.seconds))
     if num_envs:
         for name in scenarios:
-            results.append(vector_play(name, num_envs, max(steps, num_envs)))
+            results.append(vector_play(name, num_envs, max(steps, num_envs), threads=threads))
     for name in scenarios:
         results.append(observation_only(name, obs_repeats))
     return results
@@ -162,7 +172,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=None,
         help="battles of the VectorEnv lines (default 1024, --quick 64; 0: none)",
     )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="threads of the VectorEnv lines (default: one per core, at most one per 64 battles)",
+    )
     args = parser.parse_args(argv)
+    if args.threads is not None and args.threads < 1:
+        parser.error(f"--threads must be at least 1, got {args.threads}")
     if args.steps is not None and args.steps < 1:
         parser.error(f"--steps must be at least 1, got {args.steps}")
     if args.num_envs is not None and not 0 <= args.num_envs <= 65536:
@@ -170,12 +188,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     num_envs = args.num_envs if args.num_envs is not None else (64 if args.quick else 1024)
     scenarios = args.scenario or (["duel"] if args.quick else list(scenario_names()))
     steps = args.steps or (2_000 if args.quick else 20_000)
-    results = run(scenarios, steps, obs_repeats=max(200, steps // 4), num_envs=num_envs)
+    results = run(
+        scenarios, steps, obs_repeats=max(200, steps // 4), num_envs=num_envs, threads=args.threads
+    )
     yardstick = results[0].rate
     print(f"facing_env engine: {engine_build()}")
-    print(f"{'benchmark':<32}{'steps':>9}{'steps/s':>12}{'vs connect_four':>17}")
+    print(f"{'benchmark':<40}{'steps':>9}{'steps/s':>12}{'vs connect_four':>17}")
     for r in results:
-        print(f"{r.name:<32}{r.steps:>9}{r.rate:>12,.0f}{r.rate / yardstick:>16.2f}x")
+        print(f"{r.name:<40}{r.steps:>9}{r.rate:>12,.0f}{r.rate / yardstick:>16.2f}x")
 
 
 if __name__ == "__main__":

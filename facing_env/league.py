@@ -14,13 +14,18 @@ every opponent in the mix (an opponent never seen again is soon forgotten).
 opponent it never beats only at ``floor``, so a run whose estimates are all near 0 early
 on trains against the opponents it can learn from first.
 
-Pure Python, no torch: ``train.py`` feeds it outcomes and copies :meth:`League.weights`
-into the environments (:meth:`facing_env.wrappers.TeamLearnerEnv.set_opponent_weights`).
+No torch: ``train.py`` feeds it outcomes and copies :meth:`League.weights` into the
+environments (``set_opponent_weights`` of :class:`facing_env.wrappers.TeamLearnerEnv` and
+:class:`facing_env.sb3_vec_env.TeamVecEnv`, which check them with :func:`check_weights`
+and draw each battle's opponent with :func:`draw`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 WEIGHTINGS = ("hard", "variance")
 """How :class:`League` turns a win rate into a priority (see the module docstring)."""
@@ -97,3 +102,28 @@ class League:
         """``name -> (games, win-rate estimate, chance of being drawn)``."""
         weights = self.weights()
         return {n: (r.games, r.win_rate, weights[n]) for n, r in self.records.items()}
+
+
+def check_weights(weights: Mapping[str, float] | None) -> dict[str, float] | None:
+    """A copy of ``weights`` (opponent name to relative chance) for the environments'
+    ``set_opponent_weights``; a ``ValueError`` naming the entries that are not finite and
+    >= 0. ``None`` (draw uniformly) stays None."""
+    if weights is None:
+        return None
+    bad = {n: w for n, w in weights.items() if not (w >= 0.0 and w < float("inf"))}
+    if bad:
+        raise ValueError(f"opponent weights must be finite and >= 0, got {bad}")
+    return dict(weights)
+
+
+def draw(
+    names: Sequence[str], weights: Mapping[str, float] | None, rng: np.random.Generator
+) -> int:
+    """The index into ``names`` of the next battle's opponent: drawn with chances
+    proportional to ``weights`` (a name missing from them gets none), uniformly when
+    ``weights`` is None or gives every name 0."""
+    if weights is not None:
+        w = np.array([weights.get(n, 0.0) for n in names], dtype=np.float64)
+        if w.sum() > 0:
+            return int(rng.choice(len(names), p=w / w.sum()))
+    return int(rng.integers(len(names)))

@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
+from facing_env import league
 from facing_env.actions import END_TURN_INDEX
 from facing_env.agents.base import act_batch
 from facing_env.errors import IllegalActionError
@@ -157,12 +158,7 @@ class TeamVecEnv(VecEnv):
     def set_opponent_weights(self, weights: Mapping[str, float] | None) -> None:
         """Draw each new battle's opponent with these relative chances by name (the
         league's priorities); ``None`` draws uniformly again (as ``TeamLearnerEnv``)."""
-        if weights is not None:
-            bad = {n: w for n, w in weights.items() if not (w >= 0.0 and w < float("inf"))}
-            if bad:
-                raise ValueError(f"opponent weights must be finite and >= 0, got {bad}")
-            weights = dict(weights)
-        self._weights = weights
+        self._weights = league.check_weights(weights)
 
     def set_dice_mode(self, mode: str, indices: VecEnvIndices = None) -> None:
         """The dice of these battles (all when ``indices`` is None) from their next start."""
@@ -274,12 +270,8 @@ class TeamVecEnv(VecEnv):
         live = [j for j, ok in enumerate(self._live) if ok]
         if not live:
             raise ValueError("the opponent pool is empty: add_opponent() first")
-        if self._weights is None:
-            return live[int(self._rng.integers(len(live)))]
-        w = np.array([self._weights.get(self._pool[j][0], 0.0) for j in live], dtype=np.float64)
-        if not w.sum() > 0:
-            return live[int(self._rng.integers(len(live)))]
-        return live[int(self._rng.choice(len(live), p=w / w.sum()))]
+        names = [self._pool[j][0] for j in live]
+        return live[league.draw(names, self._weights, self._rng)]
 
     def _begin(self, i: int) -> None:
         """Battle ``i`` has (re)started: draw the learner's team and the opponent."""

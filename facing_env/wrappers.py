@@ -34,6 +34,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from facing_env import league
 from facing_env.actions import END_TURN_INDEX
 from facing_env.dice import check_mode
 from facing_env.env import raw_env
@@ -129,20 +130,10 @@ class TeamLearnerEnv(gym.Env):
         """Draw the opponent of each new battle with these relative chances by name (an
         opponent league's priorities, :mod:`facing_env.league`); a name of the pool that
         is missing gets none, unknown names are ignored; ``None`` draws uniformly again."""
-        if weights is not None:
-            bad = {n: w for n, w in weights.items() if not (w >= 0.0 and w < float("inf"))}
-            if bad:
-                raise ValueError(f"opponent weights must be finite and >= 0, got {bad}")
-            weights = dict(weights)
-        self._weights = weights
+        self._weights = league.check_weights(weights)
 
     def _draw_opponent(self, names: list[str]) -> int:
-        if self._weights is None:
-            return int(self.np_random.integers(len(names)))
-        w = np.array([self._weights.get(n, 0.0) for n in names], dtype=np.float64)
-        if not w.sum() > 0:
-            return int(self.np_random.integers(len(names)))
-        return int(self.np_random.choice(len(names), p=w / w.sum()))
+        return league.draw(names, self._weights, self.np_random)
 
     # -- gymnasium API --------------------------------------------------------------------
 

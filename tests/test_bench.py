@@ -12,7 +12,7 @@ def test_bench_reports_the_engine_and_every_line(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "facing_env engine: " + bench.engine_build()
     names = [" ".join(line.split()[:-3]) for line in out[2:]]
-    assert names == ["connect_four_v3", "duel", "duel VectorEnv x8", "duel observe"]
+    assert names == ["connect_four_v3", "duel", "duel VectorEnv x8 (1 thread)", "duel observe"]
     assert int(out[3].split()[-3]) == 40  # steps of the duel line
     assert int(out[4].split()[-3]) == 40  # agent-steps: 5 calls of 8 battles
 

@@ -140,7 +140,7 @@ def _compare(scenario: str | Scenario, plans: list[tuple]) -> tuple[int, int, in
             _check(out, want, layout, f"{name} state {i} slot {k}")
             compared += 1
     rows = np.full((len(snaps), layout.size), np.nan, dtype=np.float32)
-    observe_batch(t, s, v, s.actor, rows)
+    observe_batch(t, s, v, s.actor, rows, 0, len(rows))
     for i, x in enumerate(snaps):
         want = x.views[int(s.actor[i])] if s.actor[i] >= 0 else np.zeros(layout.size)
         _check(rows[i], want, layout, f"{name} batch row {i}")

@@ -117,3 +117,30 @@ def test_the_last_info_of_a_battle_names_its_dice(dice: str) -> None:
         done = term or trunc
     assert info["dice"] == dice
     assert "won" in info
+
+
+def test_check_weights_and_draw_shared_by_both_envs() -> None:
+    """``league.check_weights`` copies or refuses; ``league.draw`` follows the weights,
+    ignores names they miss, and is uniform (one ``integers`` draw) without them."""
+    import numpy as np
+
+    from facing_env import league
+
+    given = {"a": 1.0, "b": 0.0}
+    copied = league.check_weights(given)
+    assert copied == given and copied is not given
+    assert league.check_weights(None) is None
+    for bad in ({"a": -1.0}, {"a": float("nan")}, {"b": float("inf")}):
+        with pytest.raises(ValueError, match="opponent weights must be finite and >= 0"):
+            league.check_weights(bad)
+    rng = np.random.default_rng(0)
+    assert {league.draw(["a", "b", "c"], {"b": 2.0, "z": 9.0}, rng) for _ in range(50)} == {1}
+    for weights in (None, {"z": 1.0}, {"a": 0.0}):  # nothing to follow: uniform
+        mine, twin = np.random.default_rng(3), np.random.default_rng(3)
+        got = [league.draw(["a", "b", "c"], weights, mine) for _ in range(20)]
+        assert got == [int(twin.integers(3)) for _ in range(20)]
+    rng = np.random.default_rng(1)
+    counts = np.bincount(
+        [league.draw(["a", "b"], {"a": 1.0, "b": 3.0}, rng) for _ in range(4000)], minlength=2
+    )
+    assert 0.72 < counts[1] / 4000 < 0.78  # 3 to 1

@@ -362,3 +362,46 @@ def test_agent_teams_name_each_agents_side():
     assert [t for a, t in zip(venv.possible_agents, teams, strict=True) if a.startswith("red")] == [
         "red"
     ] * sum(a.startswith("red") for a in venv.possible_agents)
+
+
+@pytest.mark.parametrize("scenario", ["duel", "skirmish", "procedural"])
+def test_threads_step_the_same_battles(scenario):
+    """``VectorEnv(threads=T)`` splits the rows among T threads: every output (observation,
+    mask, actor, rewards, ends, winners, final observations) equals one thread's, step for
+    step, with partial steps and restarts among them (three threads over 10 rows: ranges
+    of 3, 3 and 4)."""
+    kwargs = dict(num_envs=10, seed=5, max_rounds=4, final_observations=True)
+    one = VectorEnv(scenario, threads=1, **kwargs)
+    many = VectorEnv(scenario, threads=3, **kwargs)
+    assert (one.threads, many.threads) == (1, 3)
+    assert many._engine._ranges == [(0, 3), (3, 6), (6, 10)]
+    obs, info = one.reset()
+    other, _ = many.reset()
+    rng = np.random.default_rng(8)
+    ends = 0
+    for step in range(150):
+        acts = np.array([_random_action(m, rng) for m in obs["action_mask"]], dtype=np.int64)
+        active = None if step % 3 else rng.random(10) < 0.5
+        obs, rew, term, trunc, info = one.step(acts, active=active)
+        other, rew2, term2, trunc2, info2 = many.step(acts, active=active)
+        for name in ("observation", "action_mask"):
+            np.testing.assert_array_equal(other[name], obs[name])
+        for got, want in ((rew2, rew), (term2, term), (trunc2, trunc)):
+            np.testing.assert_array_equal(got, want)
+        for key in ("agent", "winner", "episode_length", "final_observation"):
+            np.testing.assert_array_equal(info2[key], info[key])
+        ends += int((term | trunc).sum())
+    assert ends >= 10
+    many.close()
+    many.step(np.array([_random_action(m, rng) for m in other["action_mask"]]))  # threads again
+
+
+def test_default_threads_and_bad_threads(monkeypatch):
+    """One thread per CPU, at most one per 64 battles; a bad count is named."""
+    monkeypatch.setattr(vector.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert [vector.default_threads(n) for n in (1, 63, 64, 128, 1024)] == [1, 1, 1, 2, 2]
+    assert VectorEnv("duel", num_envs=8).threads == 1
+    assert VectorEnv("duel", num_envs=4, threads=8).threads == 4  # at most one per battle
+    for bad in (0, -2, 1.5, "2", True):
+        with pytest.raises(ValueError, match="threads must be a positive integer or None"):
+            VectorEnv("duel", num_envs=2, threads=bad)

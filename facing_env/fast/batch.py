@@ -11,6 +11,8 @@ writes every actor's observation. :class:`~facing_env.vector.VectorEnv` is its u
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -52,22 +54,25 @@ def step_all(
     ends,
     acc,
     killer,
+    lo,
+    hi,
 ):
-    """One action per battle where ``active`` is true: decode, apply (with the automatic
-    end of turns and the scan of the state left), and the step's rewards into ``out``
-    (zeroed here, for every row) with the dice of the row's ``modes`` entry. Writes, per
-    battle, 1 into ``gone`` for every creature down (its agent leaves, as after the AEC
-    env's dead steps) and ``(terminated, truncated)`` into ``ends`` (``(N, 2)`` bool);
-    ``acc`` (float64) and ``killer`` (int64), ``(K,)``, are scratch. An inactive row is
-    left as it is (no events, no rewards, not ended)."""
-    n = actions.shape[0]
-    for i in range(n):
+    """One action per battle of the rows ``lo <= i < hi`` where ``active`` is true:
+    decode, apply (with the automatic end of turns and the scan of the state left), and
+    the step's rewards into ``out`` (zeroed here, for every row of the range) with the
+    dice of the row's ``modes`` entry. Writes, per battle, 1 into ``gone`` for every
+    creature down (its agent leaves, as after the AEC env's dead steps) and
+    ``(terminated, truncated)`` into ``ends`` (``(N, 2)`` bool); ``acc`` (float64) and
+    ``killer`` (int64), ``(K,)``, are scratch. An inactive row is left as it is (no
+    events, no rewards, not ended). Rows are independent: concurrent threads may step
+    disjoint ranges, each with its own scratch (the kernel releases the GIL)."""
+    for i in range(lo, hi):
         ends[i, 0] = False
         ends[i, 1] = False
         ev.count[i] = 0
         for a in range(out.shape[1]):
             out[i, a] = 0.0
-    for i in range(n):
+    for i in range(lo, hi):
         if not active[i]:
             continue
         index = actions[i]
@@ -100,9 +105,15 @@ class BatchEngine:
         flat_footed_start: bool,
         record_events: bool = False,
         reward_dtype: type = np.float32,
+        threads: int = 1,
     ) -> None:
         self.scenario = scenario
         self.num_envs = num_envs
+        self.threads = max(1, min(int(threads), num_envs))
+        """Threads that step and observe the battles, each a contiguous range of rows."""
+        bounds = np.linspace(0, num_envs, self.threads + 1).astype(np.int64)
+        self._ranges = [(int(a), int(b)) for a, b in pairwise(bounds)]
+        self._pool: ThreadPoolExecutor | None = None
         self.layout = layout
         self.n_actions = n_actions
         self.modes = np.full(num_envs, DICE_MODES.index(dice_mode), dtype=np.int64)
@@ -237,8 +248,8 @@ class BatchEngine:
             self.state = new
             self.tables = None
             self._calls = {}
-            self._acc = np.zeros(dims[2])
-            self._killer = np.zeros(dims[2], dtype=np.int64)
+            self._acc = np.zeros((self.threads, dims[2]))  # one scratch row per thread
+            self._killer = np.zeros((self.threads, dims[2]), dtype=np.int64)
         profile = dict(self._profile)  # tables.charge_profile of every battle seen
         for c in battle.creatures.values():
             row = shape_index(c.shape)
@@ -282,7 +293,8 @@ class BatchEngine:
         true; every battle when it is None); returns ``(terminated, truncated)`` per battle
         (the battles that ended are still in the arrays: the caller restarts them)."""
         args = self._step_args(actions, active)
-        self._call("step_all", step_all, args)
+        call = self._bound("step_all", step_all, args, scratch=True)
+        self._over_rows(call, args, per_thread=(self._acc, self._killer))
         terminated, truncated = self._ends[:, 0], self._ends[:, 1]
         if self.ev.overflow.any():
             raise RuntimeError("a step made more events than the batched engine holds")
@@ -309,8 +321,6 @@ class BatchEngine:
             self.agent_of,
             self.rewards,
             self._ends,
-            self._acc,
-            self._killer,
         )
 
     def _prepare(self) -> None:
@@ -319,13 +329,17 @@ class BatchEngine:
         a cost of setting up, not of the steps."""
         assert self.state is not None and self.tables is not None and self.view is not None
         t, s, v = self.tables, self.state, self.view
-        self._bind("step_all", step_all, self._step_args(np.zeros(self.num_envs, np.int64), None))
+        self._bound(
+            "step_all", step_all, self._step_args(np.zeros(self.num_envs, np.int64), None), True
+        )
         if self.num_envs == 1:  # the AEC env: one creature's observation, the event log
-            self._bind("observe_one", fobserve.observe_batch, (t, s, v, self._viewer, self._row))
+            self._bind(
+                "observe_one", fobserve.observe_batch, (t, s, v, self._viewer, self._row, 0, 1)
+            )
             self._bind("append_events", append_events, (self.ev, 0, allocate_events(1)))
         else:
             args = (t, s, v, self._slots, self.observations)
-            self._bind("observe_batch", fobserve.observe_batch, args)
+            self._bound("observe_batch", fobserve.observe_batch, args)
         if self._opening is not None:
             self._bind("restart", restart, self._restart_args(0, np.uint64(0)))
 
@@ -335,7 +349,8 @@ class BatchEngine:
         assert self.state is not None
         if rows is None:
             return self.observe_slots(self.state.actor, self.observations)
-        self._slots[:] = np.where(rows, self.state.actor, fobserve.KEEP)
+        self._slots[:] = fobserve.KEEP  # no temporary array: this runs every partial step
+        np.copyto(self._slots, self.state.actor, where=rows)
         return self.observe_slots(self._slots, self.observations)
 
     def observe_slots(self, slots: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -346,7 +361,7 @@ class BatchEngine:
         C-contiguous ``(N, D)`` float32 array, returned."""
         assert self.state is not None and self.tables is not None and self.view is not None
         args = (self.tables, self.state, self.view, slots, out)
-        self._call("observe_batch", fobserve.observe_batch, args)
+        self._over_rows(self._bound("observe_batch", fobserve.observe_batch, args), args)
         return out
 
     def observe_one(self, k: int) -> np.ndarray:
@@ -354,7 +369,7 @@ class BatchEngine:
         row): any creature's, not only the actor's (the AEC env's ``observe``)."""
         assert self.state is not None and self.tables is not None and self.view is not None
         self._viewer[0] = k
-        args = (self.tables, self.state, self.view, self._viewer, self._row)
+        args = (self.tables, self.state, self.view, self._viewer, self._row, 0, 1)
         self._call("observe_one", fobserve.observe_batch, args)
         return self._row[0]
 
@@ -364,10 +379,47 @@ class BatchEngine:
         self._call("rescan", mask_batch, (self.tables, self.state, self.mask, self.cost))
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickle and deepcopy without the bound entry points (bound again on use)."""
+        """Pickle and deepcopy without the bound entry points (bound again on use) and
+        the thread pool (made again on use)."""
         state = self.__dict__.copy()
         state["_calls"] = {}
+        state["_pool"] = None
         return state
+
+    def close(self) -> None:
+        """Stop the worker threads (made again if the engine steps after this)."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def _bound(self, name: str, dispatcher: Any, args: tuple, scratch: bool = False) -> Any:
+        """A row-range kernel (its last two arguments ``lo, hi``; with ``scratch``, the
+        per-thread scratch of :func:`step_all` before them) bound to these arguments'
+        types, bound now unless it is."""
+        call = self._calls.get(name)
+        if call is None:
+            extra = (self._acc[0], self._killer[0]) if scratch else ()
+            call = self._calls[name] = bind(dispatcher, *args, *extra, 0, self.num_envs)
+        return call
+
+    def _over_rows(self, call: Any, args: tuple, per_thread: tuple = ()) -> None:
+        """Run a row-range kernel over every row: on this thread alone, or with
+        ``threads`` threads over contiguous ranges at once (the kernels release the GIL
+        and write only their rows; ``per_thread`` holds arrays with one scratch row per
+        thread)."""
+        if self.threads == 1:
+            call(*args, *(a[0] for a in per_thread), 0, self.num_envs)
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="facing_env")
+        futures = [
+            self._pool.submit(call, *args, *(a[j] for a in per_thread), lo, hi)
+            for j, (lo, hi) in enumerate(self._ranges[1:], start=1)
+        ]
+        lo, hi = self._ranges[0]
+        call(*args, *(a[0] for a in per_thread), lo, hi)
+        for future in futures:
+            future.result()
 
     def _bind(self, name: str, dispatcher: Any, args: tuple) -> None:
         """Bind a kernel's entry point for these arguments' types unless it is bound."""

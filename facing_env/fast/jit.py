@@ -8,7 +8,7 @@ nothing: their scratch arrays are passed in. The Python wrapper of a function th
 the State also costs one or two seconds of compilation, so the functions that only other
 kernels call have none.
 
-- :data:`kernel`: callable from Python and from kernels;
+- :data:`kernel`: callable from Python and from kernels, releasing the GIL;
 - :data:`helper`: callable from kernels only (called from Python it crashes the
   interpreter; under ``NUMBA_DISABLE_JIT=1`` both are plain Python functions);
 - :func:`bind`: a kernel's compiled entry point for given argument types, for callers
@@ -24,8 +24,9 @@ from typing import Any
 
 from numba import njit
 
-kernel = njit(cache=True, _nrt=False)
-"""A kernel callable from Python: no reference counting, no allocation."""
+kernel = njit(cache=True, _nrt=False, nogil=True)
+"""A kernel callable from Python: no reference counting, no allocation; it releases the
+GIL, so threads may run kernels over disjoint rows at once (``BatchEngine(threads=)``)."""
 helper = njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 """A kernel called from kernels only (no Python wrapper)."""
 

@@ -576,12 +576,13 @@ def observe(t, s, i, k, v, out):
 
 
 @kernel
-def observe_batch(t, s, v, slots, out):
-    """``out[i]``: :func:`observe` of creature ``slots[i]`` of battle ``i``, for every row
-    of ``out`` (``(N, D)``; pass ``s.actor`` for the acting creatures); the row is left
-    as it is where ``slots[i]`` is :data:`KEEP`, zeros where it is another negative
-    number (a battle that is over)."""
-    for i in range(out.shape[0]):
+def observe_batch(t, s, v, slots, out, lo, hi):
+    """``out[i]``: :func:`observe` of creature ``slots[i]`` of battle ``i``, for the rows
+    ``lo <= i < hi`` of ``out`` (``(N, D)``; pass ``s.actor`` for the acting creatures);
+    the row is left as it is where ``slots[i]`` is :data:`KEEP`, zeros where it is
+    another negative number (a battle that is over). Rows are independent: disjoint
+    ranges may be written by concurrent threads (the kernel releases the GIL)."""
+    for i in range(lo, hi):
         if slots[i] == KEEP:
             continue
         if slots[i] < 0:
