@@ -73,16 +73,17 @@ class Args:
     (a name given twice is then drawn twice as often)"""
     league: bool = True
     """prioritised fictitious self-play: draw opponents in proportion to
-    max(floor, (1 - win rate) ** power), win rates estimated from the training battles
+    max(floor, priority(win rate)), win rates estimated from the training battles
     (facing_env.league)"""
     league_power: float = 2.0
     """sharpness of the league's priority (0: uniform)"""
-    league_weighting: str = "hard"
-    """the league's priority: 'hard' ((1 - p) ** power: the opponents the learner does
-    worst against) or 'variance' ((4 p (1 - p)) ** (power / 2): those it beats about half
-    the time)"""
-    league_floor: float = 0.05
-    """weight of an opponent the learner always beats, before normalising"""
+    league_weighting: str = "variance"
+    """the league's priority: 'variance' ((4 p (1 - p)) ** (power / 2): the opponents the
+    learner beats about half the time) or 'hard' ((1 - p) ** power: those it does worst
+    against); variance with a floor of 0.3 was the steadiest over four seeds
+    (docs/training.md)"""
+    league_floor: float = 0.3
+    """weight of an opponent at the ends (always or never beaten), before normalising"""
     policy: str = "mlp"
     """'mlp' (one MLP over the flat observation) or 'entity' (a convolution over the window
     and one shared network per creature row, facing_env.policies.EntityExtractor; on the

@@ -193,9 +193,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     yardstick = results[0].rate
     print(f"facing_env engine: {engine_build()}")
-    print(f"{'benchmark':<40}{'steps':>9}{'steps/s':>12}{'vs connect_four':>17}")
+    print(f"{'benchmark':<48}{'steps':>9}{'steps/s':>12}{'vs connect_four':>17}")
     for r in results:
-        print(f"{r.name:<40}{r.steps:>9}{r.rate:>12,.0f}{r.rate / yardstick:>16.2f}x")
+        print(f"{r.name:<48}{r.steps:>9}{r.rate:>12,.0f}{r.rate / yardstick:>16.2f}x")
 
 
 if __name__ == "__main__":

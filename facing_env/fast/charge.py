@@ -38,7 +38,7 @@ from facing_env.fast.geo import (
     footprint_distance,
     terrain_at,
 )
-from facing_env.fast.jit import helper, kernel
+from facing_env.fast.jit import inline, inline_kernel, kernel
 from facing_env.fast.reach import FEET, melee_reach, threatens_creature
 from facing_env.fast.state import SHAPE_CELLS, SHAPE_OFFSETS
 from facing_env.tables import MIN_CHARGE_SQUARES
@@ -48,14 +48,14 @@ _OFFSETS = SHAPE_OFFSETS
 _CELLS = SHAPE_CELLS
 
 
-@helper
+@inline
 def on_board(s, i, x, y):
     """Whether cell ``(x, y)`` is on battle ``i``'s board (``Battle.in_bounds``)."""
     col = x if s.kind[i] == 0 else x + (y >> 1)
     return 0 <= y < s.height[i] and 0 <= col < s.width[i]
 
 
-@helper
+@inline
 def _occupied(s, i, m, x, y):
     """Some living creature other than ``m`` covers cell ``(x, y)``."""
     for k in range(s.n_creatures[i]):
@@ -70,13 +70,13 @@ def _occupied(s, i, m, x, y):
     return False
 
 
-@helper
+@inline
 def _span(t):
     """The half width of the anchor axes of the charge tables."""
     return (t.route_n_path.shape[1] - 1) // 2
 
 
-@helper
+@inline
 def _table_row(t, s, i, m):
     """``m``'s footprint row in the charge tables; raises when they do not cover it."""
     cm = t.charge_shape[s.shape[i, m]]
@@ -87,7 +87,7 @@ def _table_row(t, s, i, m):
     return cm
 
 
-@helper
+@inline
 def _route_clear(t, s, i, m, cm, px, py):
     """The checks of ``maneuvers._destinations`` on a candidate ``p`` at the closest
     distance: on the board, no blocked square on the path, only open or hazardous ground
@@ -139,7 +139,7 @@ def _route_clear(t, s, i, m, cm, px, py):
     return True
 
 
-@helper
+@inline
 def _box(s, i, m, e, reach):
     """The anchors ``_relative_candidates`` tries, relative to ``m``'s: the target's
     squares widened by ``m``'s footprint and ``reach``, as ``(x0, x1, y0, y1)``
@@ -159,7 +159,7 @@ def _box(s, i, m, e, reach):
     return x0 - reach, x1 + reach, y0 - reach, y1 + reach
 
 
-@helper
+@inline
 def _in_reach(s, i, m, e, reach, px, py):
     """From anchor ``p`` (relative to ``m``'s) ``m``'s reach covers a square of ``e``
     without sharing one."""
@@ -169,7 +169,7 @@ def _in_reach(s, i, m, e, reach, px, py):
     return 0 < gap <= reach
 
 
-@helper
+@inline
 def closest(s, i, m, e):
     """The distance of ``m``'s charge at ``e``: the smallest of its candidates on the
     board, -1 when there is no charge (none; nearer than ``MIN_CHARGE_SQUARES``; it can
@@ -194,7 +194,7 @@ def closest(s, i, m, e):
     return best if best >= MIN_CHARGE else -1
 
 
-@helper
+@inline
 def _passes(t, s, i, m, e, cm, distance, reach, px, py):
     """Candidate ``p`` (relative to ``m``'s anchor) is a destination at ``distance``."""
     return (
@@ -205,7 +205,7 @@ def _passes(t, s, i, m, e, cm, distance, reach, px, py):
     )
 
 
-@kernel
+@inline_kernel
 def can_charge(t, s, i, m, e):
     """``bool(rules.charge_destinations(battle, m, e))``: ``m`` may charge ``e`` from
     where it stands (the lane alone: whether a full-round action is left is the scan's)."""
@@ -222,7 +222,7 @@ def can_charge(t, s, i, m, e):
     return False
 
 
-@helper
+@inline
 def _prefers(t, s, i, m, e, cm, ax, ay, bx, by):
     """Whether candidate ``a`` comes before candidate ``b`` (offsets from ``m``'s anchor)
     among equally close ones: ``maneuvers._preference``, then north to south, west to

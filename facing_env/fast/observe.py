@@ -39,7 +39,7 @@ import numpy as np
 
 from facing_env import engine, geometry, observation
 from facing_env.fast import attack, charge, flanking, geo, reach
-from facing_env.fast.jit import helper, kernel
+from facing_env.fast.jit import inline, kernel
 from facing_env.fast.scan import free_five_foot_step, movement_capacity
 from facing_env.fast.state import AREA_CODES, RULESETS, SHAPE_CELLS, SHAPE_OFFSETS, SHAPES, State
 from facing_env.fast.tables import NONE_CODE, Tables, _kind_ruleset
@@ -236,7 +236,7 @@ def _view(
 # -- the rule queries the observation reads -------------------------------------------------
 
 
-@helper
+@inline
 def facing_modifier(t, s, i, a, d):
     """``rules.facing_modifier(battle, a, d)``: the facing part of ``a``'s attack roll
     with its first attack against ``d``, at the most favourable placement (IC-04; the
@@ -248,7 +248,7 @@ def facing_modifier(t, s, i, a, d):
     return attack.best(t, s, i, a, d, attack.ATTACK, 0, ranged, flank)[0]
 
 
-@helper
+@inline
 def attackable(t, s, i, c, e):
     """Whether the actor ``c`` has ``ATTACK e`` among its legal actions: under the action
     limit, ``e`` a living enemy that an attack left this turn reaches
@@ -267,7 +267,7 @@ def attackable(t, s, i, c, e):
     return False
 
 
-@helper
+@inline
 def trade_steps_left(s, i, c):
     """The attacks of its first attack the actor ``c`` has left when it may trade one
     for a 5-foot step (``engine._may_trade_step``, EP-5FT-02), else 0."""
@@ -288,7 +288,7 @@ def trade_steps_left(s, i, c):
     return n
 
 
-@helper
+@inline
 def most_exposed(t, s, i, of, c):
     """``rules.area_of(battle, of, c)`` as an area code: ``c``'s most exposed square
     relative to ``of`` (IC-04); ``NONE_CODE`` when ``of`` has no facing."""
@@ -305,7 +305,7 @@ def most_exposed(t, s, i, of, c):
     return best
 
 
-@helper
+@inline
 def slot_at(s, i, k, row):
     """``actions.creature_slots(battle, k)[row]``: ``k``, its allies, then its enemies,
     each in spec order; -1 past the last creature."""
@@ -330,7 +330,7 @@ def slot_at(s, i, k, row):
 # -- the writer ----------------------------------------------------------------------------
 
 
-@helper
+@inline
 def _terrain(terrain, hexes, height, width, ox, oy, size, out):
     """The terrain channels of the window whose top left cell is ``(ox, oy)``:
     ``geo.terrain_at`` row by row (``terrain`` a battle's ``(H, W)`` array; off the board:
@@ -352,7 +352,7 @@ def _terrain(terrain, hexes, height, width, ox, oy, size, out):
                 out[base + CH_IMPEDED] = 1.0
 
 
-@helper
+@inline
 def _own_areas(own, out):
     """The observer's front/flank/rear channels from its ``View.own`` plane."""
     size = own.shape[0]
@@ -363,7 +363,7 @@ def _own_areas(own, out):
                 out[(r * size + c) * N_CHANNELS + CH_OWN_FRONT + AREA_CHANNEL[code]] = 1.0
 
 
-@helper
+@inline
 def _window(v, t, s, i, k, out):
     """The ``W x W x C`` window centred on ``k``'s anchor (the reference's
     ``_fill_window``): the terrain; per living creature in spec order its threatened
@@ -447,7 +447,7 @@ def _window(v, t, s, i, k, out):
         _own_areas(v.own[shape, s.facing[i, k]], out)
 
 
-@helper
+@inline
 def _table(v, t, s, i, k, acting, out):
     """The creature table (``observation._fill_table``): a row per slot of a living
     creature."""
@@ -505,7 +505,7 @@ def _table(v, t, s, i, k, acting, out):
             out[f + C_SNEAK_ATTACK_DICE] = (n * (sides + 1) / 2 + bonus) / DICE_SCALE
 
 
-@helper
+@inline
 def _scalars(v, s, i, k, acting, out):
     """The turn scalars (``observation._fill_scalars``; turn values only for the actor)."""
     at = v.scalars_at
@@ -528,7 +528,7 @@ def _scalars(v, s, i, k, acting, out):
     out[at + S_CLEAVE] = 1.0 if s.turn_cleave[i, 0] >= 0 else 0.0
 
 
-@helper
+@inline
 def _tactics(v, t, s, i, k, acting, out):
     """The tactics part (``observation._fill_tactics``)."""
     me_alive = geo.alive(s, i, k)
@@ -553,7 +553,7 @@ def _tactics(v, t, s, i, k, acting, out):
         out[tail + TS_TRADE_STEPS_LEFT] = trade_steps_left(s, i, k) / PER_FOUR
 
 
-@helper
+@inline
 def _observe(t, s, i, k, v, out):
     out[:] = 0.0
     acting = s.actor[i] == k
