@@ -34,6 +34,7 @@ from facing_env.fast.geo import (
     PILLAR,
     alive,
     cell_distance,
+    covers,
     creature_distance,
     footprint_distance,
     terrain_at,
@@ -59,14 +60,8 @@ def on_board(s, i, x, y):
 def _occupied(s, i, m, x, y):
     """Some living creature other than ``m`` covers cell ``(x, y)``."""
     for k in range(s.n_creatures[i]):
-        if k == m or not alive(s, i, k):
-            continue
-        shape = s.shape[i, k]
-        dx = x - s.x[i, k]
-        dy = y - s.y[i, k]
-        for p in range(_CELLS[shape]):
-            if _OFFSETS[shape, p, 0] == dx and _OFFSETS[shape, p, 1] == dy:
-                return True
+        if k != m and alive(s, i, k) and covers(s, i, k, x, y):
+            return True
     return False
 
 
@@ -332,7 +327,7 @@ def path_square(t, s, i, m, sx, sy, dx, dy, p):
     return sx + row[0], sy + row[1]
 
 
-@kernel
+@inline_kernel
 def may_withdraw_from(s, i, m, e):
     """``rules.may_withdraw_from(battle, m, e)`` (EP-WDR-01): ``e`` is a living enemy that
     threatens ``m``."""
@@ -341,7 +336,7 @@ def may_withdraw_from(s, i, m, e):
     return threatens_creature(s, i, e, m)
 
 
-@kernel
+@inline_kernel
 def withdraw_step_allowed(s, i, m, e, x, y):
     """``rules.withdraw_step_allowed(battle, m, e, (x, y))`` (EP-WDR-01): ``m`` anchored at
     ``(x, y)`` is further from ``e``'s space than it is now."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from facing_env.fast.jit import kernel
+from facing_env.fast.jit import inline_kernel, kernel
 from facing_env.fast.state import SHAPE_CELLS, SHAPE_OFFSETS
 from facing_env.fast.tables import NONE_CODE
 from facing_env.tables import SIZES
@@ -83,7 +83,7 @@ def creature_distance(s, i, a, b):
     )
 
 
-@kernel
+@inline_kernel
 def covers(s, i, k, x, y):
     """Whether creature ``k``'s space (at its position) includes cell ``(x, y)``."""
     shape = s.shape[i, k]

@@ -40,7 +40,7 @@ import numpy as np
 from facing_env import engine, geometry, observation
 from facing_env.fast import attack, charge, flanking, geo, reach
 from facing_env.fast.jit import inline, kernel
-from facing_env.fast.scan import free_five_foot_step, movement_capacity
+from facing_env.fast.scan import free_five_foot_step, may_trade_step, movement_capacity
 from facing_env.fast.state import AREA_CODES, RULESETS, SHAPE_CELLS, SHAPE_OFFSETS, SHAPES, State
 from facing_env.fast.tables import NONE_CODE, Tables, _kind_ruleset
 from facing_env.observation import (
@@ -56,7 +56,7 @@ from facing_env.observation import (
     TacticScalar,
 )
 from facing_env.rules._common import EXPOSURE
-from facing_env.tables import FEET_PER_SQUARE, MIN_SPEED_FOR_FIVE_FOOT_STEP
+from facing_env.tables import FEET_PER_SQUARE
 from facing_env.tables import RULESETS as RULE_ROWS
 
 # -- the layout's named offsets, as module constants (numba reads them as literals) ------
@@ -155,7 +155,6 @@ AUTO_TURN = np.array([RULE_ROWS[r].auto_turn_on_attack for r in RULESETS])
 STANDARD_FLANKING = np.array([RULE_ROWS[r].standard_flanking for r in RULESETS])
 FEET = FEET_PER_SQUARE
 MAX_ACTIONS = engine.MAX_ACTIONS_PER_TURN
-MIN_FIVE_FOOT_SPEED = MIN_SPEED_FOR_FIVE_FOOT_STEP
 
 
 class View(NamedTuple):
@@ -270,16 +269,8 @@ def attackable(t, s, i, c, e):
 @inline
 def trade_steps_left(s, i, c):
     """The attacks of its first attack the actor ``c`` has left when it may trade one
-    for a 5-foot step (``engine._may_trade_step``, EP-5FT-02), else 0."""
-    if not s.player_character[i, c] or free_five_foot_step(s, i) or s.turn_cleave[i, 0] >= 0:
-        return 0
-    if s.speed[i, c] < MIN_FIVE_FOOT_SPEED or s.turn_moved[i] or s.turn_running[i]:
-        return 0
-    if s.turn_attacks_made[i] == 0:
-        open_to_full = s.turn_move_available[i] and s.turn_standard_available[i]
-    else:
-        open_to_full = s.turn_full_attack[i] or s.turn_move_available[i]
-    if not open_to_full:
+    for a 5-foot step (:func:`~facing_env.fast.scan.may_trade_step`, EP-5FT-02), else 0."""
+    if not may_trade_step(s, i, c):
         return 0
     n = 0
     for r in range(s.n_remaining[i]):

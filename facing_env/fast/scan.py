@@ -21,7 +21,9 @@ reference env's (``why_illegal``) and the costs with ``engine._step``'s on state
 scenario.
 
 :func:`legal_mask` and :func:`mask_batch` are the entry points; the other functions are
-kernel helpers without a Python entry point (:data:`facing_env.fast.jit.helper`).
+kernel helpers without a Python entry point, inlined by numba into their callers
+(:data:`facing_env.fast.jit.inline`: the scan calls them per direction or per enemy, and
+a call passing the State cost more than their work).
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ from facing_env.fast.geo import (
     steps_over,
     terrain_at,
 )
-from facing_env.fast.jit import helper, kernel
+from facing_env.fast.jit import inline, kernel
 from facing_env.fast.reach import FEET, has_attack_slots, melee_reach, usable_slot
 from facing_env.fast.state import RULESETS, SHAPE_CELLS, SHAPE_OFFSETS
 from facing_env.tables import (
@@ -86,7 +88,7 @@ _FREE = 1
 _OCCUPIED = 2  # another creature there (an ally, or one stepped over: EP-STEP-01)
 
 
-@helper
+@inline
 def acting(s, i):
     """``engine.actor``: the acting creature's slot, -1 when the battle is over."""
     if s.actor[i] < 0 or is_over(s, i):
@@ -94,7 +96,7 @@ def acting(s, i):
     return s.actor[i]
 
 
-@helper
+@inline
 def _entry(t, s, i, c, d):
     """``rules.movement.step_entry`` of a step of ``c`` in direction ``d``, as
     (:data:`_CLOSED` / :data:`_FREE` / :data:`_OCCUPIED`, difficult, impeded)."""
@@ -134,7 +136,7 @@ def _entry(t, s, i, c, d):
     return (_OCCUPIED if occupied else _FREE), difficult, impeded
 
 
-@helper
+@inline
 def movement_capacity(s, i, c):
     """``engine.movement_capacity``: squares the actor could still move (double move)."""
     if s.turn_five_foot_step_taken[i]:
@@ -148,7 +150,7 @@ def movement_capacity(s, i, c):
     return left + spare * (s.speed[i, c] // FEET)
 
 
-@helper
+@inline
 def turn_allowed(s, i):
     """``engine._turn_cost(battle) is not None``: a facing change is left (free while
     moving or declaring, once free, or for the move action; side_rear: once)."""
@@ -161,7 +163,7 @@ def turn_allowed(s, i):
     return not s.turn_free_turn_used[i] or s.turn_move_available[i]
 
 
-@helper
+@inline
 def full_round_fresh(s, i):
     """``engine._full_round_fresh``: nothing done yet that a full-round action excludes."""
     return (
@@ -176,7 +178,7 @@ def full_round_fresh(s, i):
     )
 
 
-@helper
+@inline
 def free_five_foot_step(s, i):
     """``engine._free_five_foot_step``: no other movement this turn."""
     return not (
@@ -187,7 +189,7 @@ def free_five_foot_step(s, i):
     )
 
 
-@helper
+@inline
 def tradeable_slot(s, i):
     """``engine._tradeable_slot``: the position in ``remaining`` of the worst iterative of
     the actor's first attack (the first of equal penalties), -1 if none."""
@@ -200,7 +202,7 @@ def tradeable_slot(s, i):
     return worst
 
 
-@helper
+@inline
 def may_trade_step(s, i, c):
     """``engine._may_trade_step`` (EP-5FT-02): a player character whose free 5-foot step
     is used may trade an attack of a full attack for another one."""
@@ -215,7 +217,7 @@ def may_trade_step(s, i, c):
     return open_to_full and tradeable_slot(s, i) >= 0
 
 
-@helper
+@inline
 def ready_allowed(s, i, c):
     """``engine._check_ready`` finds nothing wrong (UA-PER-02)."""
     if (
@@ -230,7 +232,7 @@ def ready_allowed(s, i, c):
     return not s.readied[i, c] and melee_reach(s, i, c) > 0
 
 
-@helper
+@inline
 def creature_slot(s, i, c, k):
     """``actions.creature_slots(battle, c).index(k)``: itself, its allies, its enemies."""
     if k == c:
