@@ -216,6 +216,7 @@ def play_games(
         obs, info = venv.reset()
         n = len(block)
         rngs = [np.random.default_rng([seed + start + g, 0xFACE]) for g in range(n)]
+        unused = np.random.default_rng(0)  # what deterministic batch agents are handed
         sides = [venv.agent_teams(g) for g in range(n)]
         for g, lineup in enumerate(block):
             missing = set(t for t in sides[g] if t is not None) - set(lineup)
@@ -241,7 +242,7 @@ def play_games(
             for members in groups.values():
                 sel = np.array(members)
                 agent = block[members[0]][sides[members[0]][info["agent"][members[0]]]]
-                picked = act_batch(agent, obs["observation"][sel], obs["action_mask"][sel], rngs[0])
+                picked = act_batch(agent, obs["observation"][sel], obs["action_mask"][sel], unused)
                 acts[sel] = picked
             for g in rows:
                 actions[g].append((venv.possible_agents[info["agent"][g]], int(acts[g])))
@@ -270,6 +271,7 @@ def play_games(
                     )
                     if progress is not None:
                         progress(1)
+        venv.close()
         results.extend(r for r in done if r is not None)
     return results
 

@@ -250,6 +250,7 @@ class BatchEngine:
             self._calls = {}
             self._acc = np.zeros((self.threads, dims[2]))  # one scratch row per thread
             self._killer = np.zeros((self.threads, dims[2]), dtype=np.int64)
+            self._scratch = [(a, k) for a, k in zip(self._acc, self._killer, strict=True)]
         profile = dict(self._profile)  # tables.charge_profile of every battle seen
         for c in battle.creatures.values():
             row = shape_index(c.shape)
@@ -294,7 +295,7 @@ class BatchEngine:
         (the battles that ended are still in the arrays: the caller restarts them)."""
         args = self._step_args(actions, active)
         call = self._bound("step_all", step_all, args, scratch=True)
-        self._over_rows(call, args, per_thread=(self._acc, self._killer))
+        self._over_rows(call, args, self._scratch)
         terminated, truncated = self._ends[:, 0], self._ends[:, 1]
         if self.ev.overflow.any():
             raise RuntimeError("a step made more events than the batched engine holds")
@@ -402,22 +403,23 @@ class BatchEngine:
             call = self._calls[name] = bind(dispatcher, *args, *extra, 0, self.num_envs)
         return call
 
-    def _over_rows(self, call: Any, args: tuple, per_thread: tuple = ()) -> None:
+    def _over_rows(self, call: Any, args: tuple, scratch: list[tuple] | None = None) -> None:
         """Run a row-range kernel over every row: on this thread alone, or with
         ``threads`` threads over contiguous ranges at once (the kernels release the GIL
-        and write only their rows; ``per_thread`` holds arrays with one scratch row per
-        thread)."""
+        and write only their rows; ``scratch[j]``, when given, holds thread ``j``'s
+        scratch arguments, passed before the range)."""
+        own = () if scratch is None else scratch[0]
         if self.threads == 1:
-            call(*args, *(a[0] for a in per_thread), 0, self.num_envs)
+            call(*args, *own, 0, self.num_envs)
             return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="facing_env")
         futures = [
-            self._pool.submit(call, *args, *(a[j] for a in per_thread), lo, hi)
+            self._pool.submit(call, *args, *(() if scratch is None else scratch[j]), lo, hi)
             for j, (lo, hi) in enumerate(self._ranges[1:], start=1)
         ]
         lo, hi = self._ranges[0]
-        call(*args, *(a[0] for a in per_thread), lo, hi)
+        call(*args, *own, lo, hi)
         for future in futures:
             future.result()
 
