@@ -24,13 +24,14 @@ attacks. ``tests/test_fast_scan.py`` compares each with the reference on random 
 every scenario. ``NUMBA_DISABLE_JIT=1`` runs them as plain Python.
 
 Speed: the kernels of this module, :mod:`~facing_env.fast.charge` and
-:mod:`~facing_env.fast.scan` are compiled without numba's reference counting (``_nrt=False``;
-they allocate nothing). With it, every call of a function that takes the State (a tuple
-of about a hundred arrays) and that LLVM does not inline increments and decrements the
-count of every array of the tuple, about 1.5 us a call; without it the call still copies
-the arrays' descriptors as arguments. So numba inlines this module's functions into their
-callers (:data:`inline_kernel`, callable from Python too, and :data:`inline`, which has no
-Python entry point: call those from kernels only; ``NUMBA_DISABLE_JIT=1`` runs them).
+:mod:`~facing_env.fast.scan` are compiled without numba's reference counting
+(:data:`kernel`, ``_nrt=False``; they allocate nothing). With it, every call of a
+function that takes the State (a tuple of about a hundred arrays) and that LLVM does not
+inline increments and decrements the count of every array of the tuple, about 1.5 us a
+call. They call the board primitives of :mod:`~facing_env.fast.geo` through copies
+compiled the same way. The functions decorated :data:`helper` have no
+Python entry point, which saves a second or two of compilation each: call them from
+kernels only (from Python they crash the interpreter; ``NUMBA_DISABLE_JIT=1`` runs them).
 (:mod:`facing_env.fast.jit`.)
 """
 
@@ -45,7 +46,7 @@ from facing_env.fast.geo import (
     footprint_distance,
     has_facing,
 )
-from facing_env.fast.jit import inline, inline_kernel
+from facing_env.fast.jit import helper, kernel
 from facing_env.fast.state import SHAPE_CELLS, SHAPE_OFFSETS
 from facing_env.tables import FEATS, FEET_PER_SQUARE
 
@@ -64,7 +65,7 @@ _OFFSETS = SHAPE_OFFSETS
 _CELLS = SHAPE_CELLS
 
 
-@inline_kernel
+@kernel
 def melee_reach(s, i, k):
     """``rules.opportunity.melee_reach``: the longest reach in feet of ``k``'s melee
     attacks (0 if none)."""
@@ -75,7 +76,7 @@ def melee_reach(s, i, k):
     return reach
 
 
-@inline
+@helper
 def has_melee(s, i, k):
     """Whether ``k`` has a melee attack."""
     for a in range(s.n_attacks[i, k]):
@@ -84,7 +85,7 @@ def has_melee(s, i, k):
     return False
 
 
-@inline_kernel
+@kernel
 def can_make_aoo(s, i, k):
     """``rules.can_make_attacks_of_opportunity``: alive, threatens, has a melee attack and
     is not flat-footed (unless it has Combat Reflexes, SRD-FF-01)."""
@@ -93,7 +94,7 @@ def can_make_aoo(s, i, k):
     return not s.flat_footed[i, k] or (s.feats[i, k] & COMBAT_REFLEXES) != 0
 
 
-@inline
+@helper
 def within(s, i, k, radius, x, y):
     """``rules.opportunity.cells_within`` (in squares): whether cell ``(x, y)`` is at most
     ``radius`` cells from a square of ``k``'s space (its own squares included)."""
@@ -108,14 +109,14 @@ def within(s, i, k, radius, x, y):
     return False
 
 
-@inline_kernel
+@kernel
 def reach_covers(s, i, k, x, y):
     """Whether cell ``(x, y)`` lies within ``k``'s melee reach or its own space, whatever
     its state: ``cells_within(battle, k, melee_reach(k))``."""
     return within(s, i, k, melee_reach(s, i, k) // FEET, x, y)
 
 
-@inline_kernel
+@kernel
 def reach_covers_creature(s, i, k, o):
     """Whether ``k``'s melee reach covers a square of ``o``'s space
     (``rules.opportunity.cells_within`` of ``melee_reach``)."""
@@ -129,20 +130,20 @@ def reach_covers_creature(s, i, k, o):
     return False
 
 
-@inline_kernel
+@kernel
 def threatens_cell(s, i, k, x, y):
     """``(x, y) in rules.threatened_cells(battle, k)`` (EP-THR-01): what the observation's
     threat channels, the attacks of opportunity and withdrawals read."""
     return can_make_aoo(s, i, k) and reach_covers(s, i, k, x, y)
 
 
-@inline_kernel
+@kernel
 def threatens_creature(s, i, k, o):
     """``rules.threatens(battle, k, o)``: ``k`` threatens a square of ``o``'s space."""
     return can_make_aoo(s, i, k) and reach_covers_creature(s, i, k, o)
 
 
-@inline
+@helper
 def attack_feet(s, i, k, attack):
     """An attack's reach (melee) or range (ranged) in feet."""
     if s.attack_ranged[i, k, attack]:
@@ -150,7 +151,7 @@ def attack_feet(s, i, k, attack):
     return s.attack_reach[i, k, attack]
 
 
-@inline_kernel
+@kernel
 def within_reach(s, i, attacker, target, attack):
     """``rules.opportunity.within_reach``: the attack's reach or range covers the
     target's space."""
@@ -173,7 +174,7 @@ def within_reach(s, i, attacker, target, attack):
     )
 
 
-@inline_kernel
+@kernel
 def slot_reaches(t, s, i, attacker, target, attack):
     """``engine.slot_reaches``: the attack can hit the target from here (reach or range;
     an attack with ``zones`` only into those areas of a facing attacker, UA-MON-01,
@@ -203,7 +204,7 @@ def slot_reaches(t, s, i, attacker, target, attack):
     return False
 
 
-@inline_kernel
+@kernel
 def melee_slot(t, s, i, attacker, target):
     """``engine._melee_slot``: the first melee attack of ``attacker`` that reaches
     ``target`` (penalty 0), -1 if none."""
@@ -213,7 +214,7 @@ def melee_slot(t, s, i, attacker, target):
     return -1
 
 
-@inline
+@helper
 def attack_slots(s, i):
     """``engine._attack_slots`` of the acting creature: :data:`CLEAVE_SLOT` (only the
     Cleave attack), :data:`REMAINING_SLOTS` (the attacks left) or :data:`NO_SLOTS`."""
@@ -228,14 +229,14 @@ def attack_slots(s, i):
     return NO_SLOTS
 
 
-@inline_kernel
+@kernel
 def has_attack_slots(s, i):
     """``engine._attack_slots(battle)[0]`` is not empty."""
     mode = attack_slots(s, i)
     return mode == CLEAVE_SLOT or (mode == REMAINING_SLOTS and s.n_remaining[i] > 0)
 
 
-@inline_kernel
+@kernel
 def usable_slot(t, s, i, target):
     """``engine._usable_slot`` of the acting creature against ``target``: the first of its
     attack slots that reaches, as ``(attack, penalty, position in remaining)``; the
@@ -254,7 +255,7 @@ def usable_slot(t, s, i, target):
     return -1, 0, -1
 
 
-@inline_kernel
+@kernel
 def can_attack(t, s, i, target):
     """The acting creature may attack ``target`` (``engine._check_attack`` finds nothing
     wrong): a living enemy that one of its attack slots reaches."""
