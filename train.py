@@ -84,6 +84,14 @@ class Args:
     (docs/training.md)"""
     league_floor: float = 0.3
     """weight of an opponent at the ends (always or never beaten), before normalising"""
+    clone: str | None = None
+    """a scripted agent whose play the policy copies before PPO starts (behaviour cloning:
+    its decisions in battles against the opponent pool, facing_env.imitation); the value
+    head learns the returns that followed them"""
+    clone_samples: int = 200_000
+    """decisions of the --clone agent to learn from"""
+    clone_epochs: int = 4
+    """passes over the --clone decisions"""
     policy: str = "mlp"
     """'mlp' (one MLP over the flat observation) or 'entity' (a convolution over the window
     and one shared network per creature row, facing_env.policies.EntityExtractor; on the
@@ -293,23 +301,58 @@ def make_vec_env(args: Args, env_kwargs: dict) -> VecEnv:
         return SubprocVecEnv(factories) if args.vec_env == "subproc" else DummyVecEnv(factories)
     from facing_env.sb3_vec_env import TeamVecEnv
 
+    kwargs = _batched(args, env_kwargs, args.n_envs)
+    venv = TeamVecEnv(
+        args.scenario, args.n_envs, opponents=args.opponents, seed=args.seed, **kwargs
+    )
+    return VecMonitor(venv)
+
+
+def _batched(args: Args, env_kwargs: dict, n: int) -> dict:
+    """Keyword arguments of a ``TeamVecEnv`` of ``n`` battles like the training ones
+    (rewards, ``dice_modes``: the first ``expected_dice_share`` on --low-variance-dice)."""
     kwargs = dict(env_kwargs)
     if args.rewards:
         kwargs["rewards"] = dict(args.rewards)
     base = kwargs.pop("dice", None) or load_scenario(args.scenario).dice
-    modes = [
-        args.low_variance_dice if _calm(rank, args.expected_dice_share, args) else base
-        for rank in range(args.n_envs)
-    ]
-    venv = TeamVecEnv(
+    share = round(args.expected_dice_share * n)
+    kwargs["dice_modes"] = [args.low_variance_dice if i < share else base for i in range(n)]
+    return kwargs
+
+
+def pretrain(args: Args, model: MaskablePPO, run_dir: Path, env_kwargs: dict) -> dict:
+    """Behaviour cloning of ``--clone`` (facing_env.imitation): its decisions in 64
+    batched battles against the opponent pool (dice as in training), then the policy fitted
+    to them; the measures go to ``clone.json`` and are returned."""
+    from facing_env.imitation import clone, demonstrations
+
+    start = time.time()
+    kwargs = _batched(args, env_kwargs, 64)
+    demos = demonstrations(
         args.scenario,
-        args.n_envs,
-        opponents=args.opponents,
-        seed=args.seed,
-        dice_modes=modes,
+        args.clone,
+        args.opponents,
+        args.clone_samples,
+        num_envs=64,
+        seed=args.seed + 1_000_000,  # battles apart from the training ones
+        gamma=args.gamma,
         **kwargs,
     )
-    return VecMonitor(venv)
+    collected = time.time() - start
+    metrics = clone(model.policy, demos, epochs=args.clone_epochs, seed=args.seed)
+    metrics.update(
+        samples=len(demos),
+        battles=demos.battles,
+        teacher_win_rate=demos.wins / max(demos.battles, 1),
+        collect_minutes=collected / 60,
+        minutes=(time.time() - start) / 60,
+    )
+    (run_dir / "clone.json").write_text(json.dumps(metrics, indent=2))
+    print(
+        f"cloned {args.clone}: {len(demos)} decisions of {demos.battles} battles, held-out"
+        f" accuracy {metrics.get('accuracy', float('nan')):.3f}, {metrics['minutes']:.1f} min"
+    )
+    return metrics
 
 
 def _schedule(start: float) -> Callable[[float], float]:
@@ -410,6 +453,10 @@ def _check(args: Args) -> dict:
                 "--final-eval-agents needs at least one agent (or --final-eval-games 0)"
             )
         cli.agents(args.final_eval_agents, "--final-eval-agents", args.scenario, **env_kwargs)
+    if args.clone is not None:
+        cli.agents([args.clone], "--clone", args.scenario, **env_kwargs)
+        cli.count(args.clone_samples, "--clone-samples")
+        cli.count(args.clone_epochs, "--clone-epochs")
     return env_kwargs
 
 
@@ -448,6 +495,9 @@ def main(args: Args) -> Path:
         device="cpu",
         verbose=0,
     )
+
+    if args.clone:
+        pretrain(args, model, run_dir, env_kwargs)
 
     # -- callbacks and training ------------------------------------------------------------
     callbacks: list[BaseCallback] = [SelfPlayAndEvalCallback(args, run_dir, env_kwargs)]

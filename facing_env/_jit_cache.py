@@ -4,8 +4,14 @@ numba's on-disk cache (``cache=True``) checks only the source file of the functi
 compiled, but a kernel inlines the kernels it calls from other files and the constants it
 reads from other modules (the observation layout, the action layout, the rule tables).
 An edit anywhere else would then run stale machine code. :func:`activate` points numba's
-cache at a directory named by the SHA-256 of every Python source of the package (and of
-``agents/``), so any edit compiles afresh and nothing stale is ever loaded.
+cache at a directory named by the SHA-256 of the sources the kernels can depend on: the
+kernel modules (``fast/`` and ``agents/batch.py``) and every package module they import,
+directly or through one another, at module level or inside a function (their constants,
+the tables they build, the reference code the tables come from). An edit of any of those
+compiles afresh and nothing stale is ever loaded; an edit of a module no kernel reaches
+(the PettingZoo layer's wrappers, the evaluation, the training helpers) keeps the cache.
+The closure is read from the sources' ``import`` statements (:func:`kernel_sources`); the
+package imports nothing dynamically.
 
 It runs first thing on ``import facing_env``, before any kernel is decorated. A user's
 ``NUMBA_CACHE_DIR`` is respected: the versioned directory goes inside it. Otherwise it is
@@ -16,6 +22,7 @@ from the package.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 from pathlib import Path
@@ -23,20 +30,72 @@ from pathlib import Path
 _PACKAGE = Path(__file__).resolve().parent
 
 
-def _source_dirs() -> list[Path]:
-    """The package, and ``agents/`` beside it in a source checkout (an editable install
-    maps ``facing_env.agents`` there; an installed wheel has it inside the package)."""
-    agents = _PACKAGE.parent / "agents"
-    return [_PACKAGE, agents] if (agents / "batch.py").is_file() else [_PACKAGE]
+def _agents_dir() -> Path:
+    """``agents/`` beside the package in a source checkout (an editable install maps
+    ``facing_env.agents`` there); inside the package in an installed wheel."""
+    beside = _PACKAGE.parent / "agents"
+    return beside if (beside / "batch.py").is_file() else _PACKAGE / "agents"
+
+
+def _module_file(name: str) -> Path | None:
+    """The source file of package module ``name`` (``facing_env.x.y``), or None when it
+    names no module of the package (an attribute: ``from facing_env.x import CONST``)."""
+    parts = name.split(".")[1:]
+    base = _PACKAGE
+    if parts[:1] == ["agents"]:
+        base, parts = _agents_dir(), parts[1:]
+    path = base.joinpath(*parts)
+    if path.with_suffix(".py").is_file():
+        return path.with_suffix(".py")
+    if (path / "__init__.py").is_file():
+        return path / "__init__.py"
+    return None
+
+
+def _imported(path: Path) -> set[str]:
+    """Every ``facing_env`` module or name an ``import`` statement anywhere in ``path``
+    names."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names if a.name.split(".")[0] == "facing_env")
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.level == 0
+            and node.module.split(".")[0] == "facing_env"
+        ):
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+    return names
+
+
+def kernel_sources() -> list[Path]:
+    """The kernel modules and the package modules they import, transitively, sorted."""
+    todo = sorted((_PACKAGE / "fast").glob("*.py"))
+    batch = _agents_dir() / "batch.py"
+    if batch.is_file():
+        todo.append(batch)
+    todo.append(_PACKAGE / "_jit_cache.py")  # how the cache is keyed and its tables stored
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop()
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        for name in _imported(path):
+            found = _module_file(name)
+            if found is not None and found not in seen:
+                todo.append(found)
+    return sorted(seen)
 
 
 def source_digest() -> str:
-    """The SHA-256 (16 hex digits) of every ``.py`` file of the package, in path order."""
+    """The SHA-256 (16 hex digits) of :func:`kernel_sources`, names and contents."""
     digest = hashlib.sha256()
-    for root in _source_dirs():
-        for path in sorted(root.rglob("*.py")):
-            digest.update(str(path.relative_to(root.parent)).encode())
-            digest.update(path.read_bytes())
+    for path in kernel_sources():
+        digest.update(path.relative_to(_PACKAGE.parent).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 

@@ -1,5 +1,7 @@
-"""numba's cache is versioned by the package's sources (``facing_env._jit_cache``): an
-edit of any module, not only of a kernel's own file, compiles the kernels afresh."""
+"""numba's cache is versioned by the sources the kernels depend on
+(``facing_env._jit_cache``): an edit of any module a kernel module imports, not only of a
+kernel's own file, compiles the kernels afresh; an edit of a module no kernel reaches
+keeps them."""
 
 from __future__ import annotations
 
@@ -23,6 +25,32 @@ def test_the_cache_directory_follows_every_source(tmp_path, monkeypatch):
     assert _jit_cache.source_digest() == before  # stable
     tables = package / "tables.py"  # not a kernel's file: its constants are inlined
     tables.write_text(tables.read_text() + "\n# an edit\n")
+    assert _jit_cache.source_digest() != before
+
+
+def _edited(package: Path, module: str) -> None:
+    path = package / module
+    path.write_text(path.read_text() + "\n# an edit\n")
+
+
+def test_the_digest_covers_the_kernels_import_closure_only(tmp_path, monkeypatch):
+    """``fast/batch.py`` imports ``facing_env.env`` inside a function (its names): the env
+    is in the closure; the evaluation and the training helpers are not."""
+    package = tmp_path / "facing_env"
+    shutil.copytree(
+        Path(_jit_cache.__file__).parent,
+        package,
+        ignore=shutil.ignore_patterns("__pycache__", "_compiled"),
+    )
+    monkeypatch.setattr(_jit_cache, "_PACKAGE", package)
+    names = {p.relative_to(package).as_posix() for p in _jit_cache.kernel_sources()}
+    assert {"fast/scan.py", "tables.py", "env.py", "observation.py", "_jit_cache.py"} <= names
+    assert not names & {"evaluate.py", "imitation.py", "league.py", "sb3_vec_env.py"}
+    before = _jit_cache.source_digest()
+    _edited(package, "evaluate.py")
+    _edited(package, "imitation.py")
+    assert _jit_cache.source_digest() == before
+    _edited(package, "env.py")
     assert _jit_cache.source_digest() != before
 
 

@@ -1,0 +1,209 @@
+"""Behaviour cloning: a policy that starts where a scripted agent is.
+
+``train.py --clone flanker`` begins its MaskablePPO run from a copy of the scripted
+``flanker``: the teacher plays the training battles (``TeamVecEnv``, the same opponent pool
+and dice as the run), :func:`demonstrations` records each of its decisions (observation,
+mask, action) and the discounted return that followed, and :func:`clone` fits the policy's
+action head to the teacher's choices (cross-entropy of the masked distribution) and its
+value head to those returns (squared error), so PPO's first advantages are not noise.
+docs/training.md gives the measurements.
+
+Needs the training extra (torch, stable-baselines3, sb3-contrib)::
+
+    from sb3_contrib import MaskablePPO
+    from facing_env.imitation import clone, demonstrations
+    from facing_env.sb3_vec_env import TeamVecEnv
+
+    model = MaskablePPO("MlpPolicy", TeamVecEnv("duel", 8, ["aggressive"], seed=0))
+    demos = demonstrations("duel", "flanker", ["aggressive"], samples=50_000, seed=1)
+    print(clone(model.policy, demos, epochs=4))   # {'accuracy': 0.97..., ...}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from facing_env.agents.base import act_batch
+from facing_env.match import Agent
+from facing_env.sb3_vec_env import TeamVecEnv
+
+
+@dataclass(frozen=True)
+class Demonstrations:
+    """The teacher's decisions in finished battles, in the order they were made."""
+
+    observations: np.ndarray
+    """(M, D) float32: the acting learner creature's observation."""
+    masks: np.ndarray
+    """(M, A) bool: its action mask."""
+    actions: np.ndarray
+    """(M,) int64: the teacher's action."""
+    rewards: np.ndarray
+    """(M,) float32: what the teacher's team earned from this decision to the next (the
+    team's damage dealt and taken, kills, the outcome: ``TeamVecEnv``'s reward)."""
+    last: np.ndarray
+    """(M,) bool: the decision is its battle's last."""
+    returns: np.ndarray
+    """(M,) float32: the discounted sum of the team's rewards from this decision to the end
+    of its battle (the value the cloned value head learns)."""
+    battles: int
+    """Battles the samples come from (every one played to its end)."""
+    wins: int
+    """Of those, the battles the teacher's team won."""
+
+    def __len__(self) -> int:
+        return int(self.actions.shape[0])
+
+
+def demonstrations(
+    scenario: str,
+    teacher: str | Agent,
+    opponents: Sequence[str | Agent],
+    samples: int,
+    *,
+    num_envs: int = 64,
+    seed: int = 0,
+    gamma: float = 0.995,
+    dice_modes: Sequence[str] | None = None,
+    weights: dict[str, float] | None = None,
+    **env_kwargs: Any,
+) -> Demonstrations:
+    """At least ``samples`` decisions of ``teacher`` (a scripted agent's name or an agent)
+    playing one team of ``scenario`` against ``opponents`` in ``num_envs`` batched battles
+    (``TeamVecEnv``: each battle draws the teacher's team and its opponent, with
+    ``weights`` if given; ``dice_modes`` per battle as there). Only battles played to their
+    end count, so every return is complete; the collection stops once they hold
+    ``samples`` decisions."""
+    if samples < 1:
+        raise ValueError(f"samples must be at least 1, got {samples}")
+    if isinstance(teacher, str):
+        from facing_env.agents import make_agent
+
+        teacher = make_agent(teacher)
+    env = TeamVecEnv(scenario, num_envs, opponents, seed=seed, dice_modes=dice_modes, **env_kwargs)
+    try:
+        if weights:
+            env.set_opponent_weights(weights)
+        rng = np.random.default_rng(seed)
+        obs = env.reset()
+        # each battle slot's decisions of the battle under way: (obs, mask, action, reward)
+        open_: list[list[tuple[np.ndarray, np.ndarray, int, float]]] = [[] for _ in range(num_envs)]
+        done_obs: list[np.ndarray] = []
+        done_masks: list[np.ndarray] = []
+        done_actions: list[int] = []
+        done_rewards: list[float] = []
+        done_returns: list[float] = []
+        ends: list[bool] = []
+        battles = wins = 0
+        while len(done_actions) < samples:
+            masks = env.action_masks().copy()
+            actions = act_batch(teacher, obs, masks, rng)
+            for i in range(num_envs):
+                open_[i].append((obs[i].copy(), masks[i], int(actions[i]), 0.0))
+            obs, rewards, dones, infos = env.step(actions)
+            for i in range(num_envs):
+                o, m, a, _ = open_[i][-1]
+                open_[i][-1] = (o, m, a, float(rewards[i]))
+                if not dones[i]:
+                    continue
+                battles += 1
+                wins += bool(infos[i].get("won"))
+                running = 0.0
+                tail: list[float] = []
+                for *_, r in reversed(open_[i]):
+                    running = r + gamma * running
+                    tail.append(running)
+                for (o, m, a, r), g in zip(open_[i], reversed(tail), strict=True):
+                    done_obs.append(o)
+                    done_masks.append(m)
+                    done_actions.append(a)
+                    done_rewards.append(r)
+                    done_returns.append(g)
+                ends.extend([False] * (len(open_[i]) - 1) + [True])
+                open_[i] = []
+    finally:
+        env.close()
+    return Demonstrations(
+        observations=np.stack(done_obs).astype(np.float32),
+        masks=np.stack(done_masks).astype(bool),
+        actions=np.asarray(done_actions, dtype=np.int64),
+        rewards=np.asarray(done_rewards, dtype=np.float32),
+        last=np.asarray(ends, dtype=bool),
+        returns=np.asarray(done_returns, dtype=np.float32),
+        battles=battles,
+        wins=wins,
+    )
+
+
+def clone(
+    policy: Any,
+    demos: Demonstrations,
+    *,
+    epochs: int = 4,
+    batch_size: int = 512,
+    learning_rate: float = 1e-3,
+    value_coef: float = 0.5,
+    holdout: float = 0.05,
+    seed: int = 0,
+    log: Callable[[str], None] | None = None,
+) -> dict[str, float]:
+    """Fit a sb3-contrib ``MaskableActorCriticPolicy`` to ``demos``: cross-entropy of the
+    masked action distribution against the teacher's actions plus ``value_coef`` times the
+    squared error of the value head against the returns, Adam, ``epochs`` passes in
+    shuffled minibatches. A ``holdout`` share of the battles' decisions (drawn at random)
+    is kept out of the fit to measure it; returns the held-out ``accuracy`` (the policy's
+    most likely action is the teacher's), ``cross_entropy`` and ``value_error`` (mean
+    squared), and the last epoch's training ``loss``."""
+    import torch
+
+    if not 0.0 <= holdout < 1.0:
+        raise ValueError(f"holdout must be in [0, 1), got {holdout}")
+    n = len(demos)
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(n)
+    n_held = round(n * holdout)
+    held, fit = order[:n_held], order[n_held:]
+    device = policy.device
+    obs = torch.as_tensor(demos.observations, device=device)
+    acts = torch.as_tensor(demos.actions, device=device)
+    rets = torch.as_tensor(demos.returns, device=device)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    policy.set_training_mode(True)
+    loss_value = 0.0
+    for epoch in range(epochs):
+        rng.shuffle(fit)
+        total, count = 0.0, 0
+        for start in range(0, fit.size, batch_size):
+            rows = fit[start : start + batch_size]
+            values, log_prob, _ = policy.evaluate_actions(
+                obs[rows], acts[rows], action_masks=demos.masks[rows]
+            )
+            loss = -log_prob.mean() + value_coef * torch.nn.functional.mse_loss(
+                values.flatten(), rets[rows]
+            )
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            optimizer.step()
+            total += float(loss.detach()) * rows.size
+            count += rows.size
+        loss_value = total / max(count, 1)
+        if log is not None:
+            log(f"clone epoch {epoch + 1}/{epochs}: loss {loss_value:.4f}")
+    policy.set_training_mode(False)
+    metrics = {"loss": loss_value}
+    if n_held:
+        with torch.no_grad():
+            values, log_prob, _ = policy.evaluate_actions(
+                obs[held], acts[held], action_masks=demos.masks[held]
+            )
+            dist = policy.get_distribution(obs[held], action_masks=demos.masks[held])
+            best = dist.distribution.probs.argmax(dim=1)
+        metrics["accuracy"] = float((best == acts[held]).float().mean())
+        metrics["cross_entropy"] = float(-log_prob.mean())
+        metrics["value_error"] = float(((values.flatten() - rets[held]) ** 2).mean())
+    return metrics

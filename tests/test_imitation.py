@@ -1,0 +1,73 @@
+"""Behaviour cloning (``facing_env.imitation``): the teacher's decisions and returns are
+recorded exactly, and a policy fitted to them plays the teacher's moves.
+
+Needs the ``train`` extra (torch, sb3-contrib); CI installs it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from sb3_contrib import MaskablePPO
+
+from facing_env.agents import make_agent
+from facing_env.agents.base import act_batch
+from facing_env.imitation import clone, demonstrations
+from facing_env.sb3_vec_env import TeamVecEnv
+
+
+@pytest.fixture(scope="module")
+def demos():
+    return demonstrations(
+        "duel", "flanker", ["aggressive", "random"], 600, num_envs=8, seed=3, gamma=0.9
+    )
+
+
+def test_demonstrations_are_the_teachers_decisions_in_finished_battles(demos):
+    """Every recorded action is the (deterministic) teacher's on the recorded observation
+    and mask, and allowed by it; the samples end on a battle's last decision."""
+    assert len(demos) >= 600
+    assert demos.observations.shape == (len(demos), demos.observations.shape[1])
+    again = act_batch(
+        make_agent("flanker"), demos.observations, demos.masks, np.random.default_rng(0)
+    )
+    np.testing.assert_array_equal(again, demos.actions)
+    assert demos.masks[np.arange(len(demos)), demos.actions].all()
+    assert demos.last[-1] and demos.last.sum() == demos.battles >= 1
+    assert 0 <= demos.wins <= demos.battles
+
+
+def test_demonstration_returns_discount_the_rewards_to_each_battles_end(demos):
+    """returns[t] = rewards[t] + gamma * returns[t + 1] inside a battle, and the last
+    decision's return is its reward (gamma 0.9 here)."""
+    following = np.append(demos.returns[1:], 0.0)
+    following[demos.last] = 0.0
+    np.testing.assert_allclose(demos.returns, demos.rewards + 0.9 * following, rtol=1e-5, atol=1e-6)
+    assert np.abs(demos.rewards).sum() > 0  # damage was dealt
+
+
+def test_demonstrations_reject_a_bad_sample_count():
+    with pytest.raises(ValueError, match="samples must be at least 1, got 0"):
+        demonstrations("duel", "flanker", ["random"], 0)
+
+
+def test_a_cloned_policy_plays_the_teachers_moves(demos):
+    """Fitted for a few epochs, the policy's most likely action is the teacher's on most
+    held-out decisions (an untrained one agrees on few) and its value error falls."""
+    env = TeamVecEnv("duel", 2, ["random"], seed=0)
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [64, 64]}, seed=0)
+    before = clone(model.policy, demos, epochs=0, holdout=0.3, seed=1)
+    after = clone(model.policy, demos, epochs=30, batch_size=64, holdout=0.3, seed=1)
+    env.close()
+    assert before["accuracy"] < 0.6
+    assert after["accuracy"] > 0.85, after
+    assert after["cross_entropy"] < before["cross_entropy"]
+    assert after["value_error"] < before["value_error"]
+
+
+def test_clone_rejects_a_bad_holdout(demos):
+    with pytest.raises(ValueError, match="holdout must be in"):
+        clone(object(), demos, holdout=1.0)
