@@ -89,9 +89,13 @@ class Args:
     its decisions in battles against the opponent pool, facing_env.imitation); the value
     head learns the returns that followed them"""
     clone_samples: int = 200_000
-    """decisions of the --clone agent to learn from"""
+    """decisions of the --clone agent to learn from (over all rounds)"""
     clone_epochs: int = 4
-    """passes over the --clone decisions"""
+    """passes over the decisions gathered, after each round"""
+    clone_rounds: int = 1
+    """rounds of cloning: the first in the --clone agent's own battles, each later one
+    (DAgger) in battles the cloned policy plays, the agent's choices recorded; the policy
+    is fitted again on everything gathered after each round"""
     policy: str = "mlp"
     """'mlp' (one MLP over the flat observation) or 'entity' (a convolution over the window
     and one shared network per creature row, facing_env.policies.EntityExtractor; on the
@@ -320,39 +324,50 @@ def _batched(args: Args, env_kwargs: dict, n: int) -> dict:
     return kwargs
 
 
-def pretrain(args: Args, model: MaskablePPO, run_dir: Path, env_kwargs: dict) -> dict:
+def pretrain(args: Args, model: MaskablePPO, run_dir: Path, env_kwargs: dict) -> list[dict]:
     """Behaviour cloning of ``--clone`` (facing_env.imitation): its decisions in 64
     batched battles against the opponent pool (dice as in training), then the policy fitted
-    to them; the measures go to ``clone.json`` and are returned."""
-    from facing_env.imitation import clone, demonstrations
+    to them; each later round (DAgger) the policy plays and the agent's choices are
+    recorded. Each round's measures go to ``clone.json`` and are returned."""
+    from facing_env.imitation import Demonstrations, clone, demonstrations
 
-    start = time.time()
     kwargs = _batched(args, env_kwargs, 64)
-    demos = demonstrations(
-        args.scenario,
-        args.clone,
-        args.opponents,
-        args.clone_samples,
-        num_envs=64,
-        seed=args.seed + 1_000_000,  # battles apart from the training ones
-        gamma=args.gamma,
-        **kwargs,
-    )
-    collected = time.time() - start
-    metrics = clone(model.policy, demos, epochs=args.clone_epochs, seed=args.seed)
-    metrics.update(
-        samples=len(demos),
-        battles=demos.battles,
-        teacher_win_rate=demos.wins / max(demos.battles, 1),
-        collect_minutes=collected / 60,
-        minutes=(time.time() - start) / 60,
-    )
-    (run_dir / "clone.json").write_text(json.dumps(metrics, indent=2))
-    print(
-        f"cloned {args.clone}: {len(demos)} decisions of {demos.battles} battles, held-out"
-        f" accuracy {metrics.get('accuracy', float('nan')):.3f}, {metrics['minutes']:.1f} min"
-    )
-    return metrics
+    gathered: Demonstrations | None = None
+    rounds: list[dict] = []
+    for r in range(args.clone_rounds):
+        start = time.time()
+        player = None if r == 0 else PolicyAgent(model, temperature=args.eval_temperature)
+        new = demonstrations(
+            args.scenario,
+            args.clone,
+            args.opponents,
+            args.clone_samples // args.clone_rounds,
+            num_envs=64,
+            seed=args.seed + 1_000_000 + 10_000 * r,  # battles apart from the training ones
+            gamma=args.gamma,
+            player=player,
+            **kwargs,
+        )
+        gathered = new if gathered is None else gathered + new
+        metrics = clone(model.policy, gathered, epochs=args.clone_epochs, seed=args.seed + r)
+        metrics.update(
+            round=r + 1,
+            samples=len(gathered),
+            battles=new.battles,
+            player_win_rate=new.wins / max(new.battles, 1),
+            minutes=(time.time() - start) / 60,
+        )
+        rounds.append(metrics)
+        (run_dir / "clone.json").write_text(json.dumps(rounds, indent=2))
+        who = args.clone if player is None else "the cloned policy"
+        print(
+            f"clone round {r + 1}/{args.clone_rounds}: {who} won"
+            f" {metrics['player_win_rate']:.2f} of {new.battles} battles; fitted on"
+            f" {len(gathered)} decisions, held-out accuracy"
+            f" {metrics.get('accuracy', float('nan')):.3f}; {metrics['minutes']:.1f} min",
+            flush=True,
+        )
+    return rounds
 
 
 def _schedule(start: float) -> Callable[[float], float]:
@@ -457,6 +472,9 @@ def _check(args: Args) -> dict:
         cli.agents([args.clone], "--clone", args.scenario, **env_kwargs)
         cli.count(args.clone_samples, "--clone-samples")
         cli.count(args.clone_epochs, "--clone-epochs")
+        cli.count(args.clone_rounds, "--clone-rounds")
+        if args.clone_samples < args.clone_rounds:
+            raise ValueError("--clone-samples must be at least --clone-rounds")
     return env_kwargs
 
 

@@ -52,22 +52,26 @@ def _module_file(name: str) -> Path | None:
     return None
 
 
-def _imported(path: Path) -> set[str]:
-    """Every ``facing_env`` module or name an ``import`` statement anywhere in ``path``
-    names."""
-    names: set[str] = set()
+def _imported(path: Path) -> set[Path]:
+    """The package modules an ``import`` statement anywhere in ``path`` reads:
+    ``import facing_env.x`` reads ``x``; ``from facing_env.x import y`` reads module
+    ``x.y`` if there is one, else ``x`` (whose name ``y`` is)."""
+    found: set[Path | None] = set()
     for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
         if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names if a.name.split(".")[0] == "facing_env")
+            found.update(
+                _module_file(a.name) for a in node.names if a.name.split(".")[0] == "facing_env"
+            )
         elif (
             isinstance(node, ast.ImportFrom)
             and node.module
             and node.level == 0
             and node.module.split(".")[0] == "facing_env"
         ):
-            names.add(node.module)
-            names.update(f"{node.module}.{a.name}" for a in node.names)
-    return names
+            for a in node.names:
+                found.add(_module_file(f"{node.module}.{a.name}") or _module_file(node.module))
+    found.discard(None)
+    return found  # type: ignore[return-value]
 
 
 def kernel_sources() -> list[Path]:
@@ -83,10 +87,7 @@ def kernel_sources() -> list[Path]:
         if path in seen or not path.is_file():
             continue
         seen.add(path)
-        for name in _imported(path):
-            found = _module_file(name)
-            if found is not None and found not in seen:
-                todo.append(found)
+        todo.extend(found for found in _imported(path) if found not in seen)
     return sorted(seen)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
 from pydantic import ValidationError
@@ -352,6 +352,18 @@ class Battle:
 
 
 # -- building -------------------------------------------------------------------------------
+
+
+def agent_names(creatures: Iterable[Creature]) -> list[str]:
+    """The env's agent names of these creatures, in their order: ``<team>_<n>``, n counting
+    within the team (``raw_env.possible_agents``; the batched engine maps its slots by
+    them)."""
+    counts: dict[str, int] = {}
+    names = []
+    for c in creatures:
+        names.append(f"{c.team}_{counts.get(c.team, 0)}")
+        counts[c.team] = counts.get(c.team, 0) + 1
+    return names
 
 
 def _scenario_error(

@@ -69,7 +69,7 @@ from pettingzoo.utils import wrappers
 
 from facing_env import engine, observation
 from facing_env.actions import END_TURN_INDEX, ActionCodec, creature_slots
-from facing_env.battle import Battle
+from facing_env.battle import Battle, agent_names
 from facing_env.dice import Dice, check_mode
 from facing_env.errors import EnvStateError, IllegalActionError
 from facing_env.events import Event
@@ -83,16 +83,6 @@ from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario, rewar
 
 LOG_CAPACITY = 4096
 """Events the env gathers as arrays before turning them into records."""
-
-
-def _creature_names(battle: Any) -> list[str]:
-    """``<team>_<n>`` for every creature in spec order (n counts within its team)."""
-    counts: dict[str, int] = {}
-    names = []
-    for c in battle.creatures.values():
-        names.append(f"{c.team}_{counts.get(c.team, 0)}")
-        counts[c.team] = counts.get(c.team, 0) + 1
-    return names
 
 
 class raw_env(AECEnv):
@@ -164,7 +154,7 @@ class raw_env(AECEnv):
         if self.scenario.generator is not None:
             gen = self.scenario.generator
             return [f"{t}_{i}" for t in gen.teams for i in range(gen.team_size[1])]
-        return _creature_names(battle)
+        return agent_names(battle.creatures.values())
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The same Dict space for every agent."""
@@ -252,7 +242,7 @@ class raw_env(AECEnv):
         battle, self._dice, start_events = eng.start(0, self._rng)
         restarted = eng.templates[0] is None  # restarted in the arrays: no object yet
         self._stale, self._exposed = restarted, False
-        names = _creature_names(battle)
+        names = agent_names(battle.creatures.values())
         self._begin_agents(battle, names)
         self._names = names  # by creature slot of the arrays
         self._slot = {a: k for k, a in enumerate(names)}

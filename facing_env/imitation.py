@@ -6,7 +6,9 @@ and dice as the run), :func:`demonstrations` records each of its decisions (obse
 mask, action) and the discounted return that followed, and :func:`clone` fits the policy's
 action head to the teacher's choices (cross-entropy of the masked distribution) and its
 value head to those returns (squared error), so PPO's first advantages are not noise.
-docs/training.md gives the measurements.
+A policy cloned so strays where the teacher never went; DAgger's rounds (``player=``
+the cloned policy) record the teacher's choice in the states the policy reaches, and the
+policy is fitted again on everything gathered. docs/training.md gives the measurements.
 
 Needs the training extra (torch, stable-baselines3, sb3-contrib)::
 
@@ -41,7 +43,7 @@ class Demonstrations:
     masks: np.ndarray
     """(M, A) bool: its action mask."""
     actions: np.ndarray
-    """(M,) int64: the teacher's action."""
+    """(M,) int64: the teacher's action (the one played unless a ``player`` played)."""
     rewards: np.ndarray
     """(M,) float32: what the teacher's team earned from this decision to the next (the
     team's damage dealt and taken, kills, the outcome: ``TeamVecEnv``'s reward)."""
@@ -58,6 +60,17 @@ class Demonstrations:
     def __len__(self) -> int:
         return int(self.actions.shape[0])
 
+    def __add__(self, other: Demonstrations) -> Demonstrations:
+        """Both sets of decisions, these first (DAgger aggregates its rounds so)."""
+        return Demonstrations(
+            *(
+                np.concatenate([getattr(self, f), getattr(other, f)])
+                for f in ("observations", "masks", "actions", "rewards", "last", "returns")
+            ),
+            battles=self.battles + other.battles,
+            wins=self.wins + other.wins,
+        )
+
 
 def demonstrations(
     scenario: str,
@@ -70,6 +83,7 @@ def demonstrations(
     gamma: float = 0.995,
     dice_modes: Sequence[str] | None = None,
     weights: dict[str, float] | None = None,
+    player: Agent | None = None,
     **env_kwargs: Any,
 ) -> Demonstrations:
     """At least ``samples`` decisions of ``teacher`` (a scripted agent's name or an agent)
@@ -77,7 +91,12 @@ def demonstrations(
     (``TeamVecEnv``: each battle draws the teacher's team and its opponent, with
     ``weights`` if given; ``dice_modes`` per battle as there). Only battles played to their
     end count, so every return is complete; the collection stops once they hold
-    ``samples`` decisions."""
+    ``samples`` decisions.
+
+    With a ``player`` (DAgger: the policy being cloned), the player's actions are played
+    and the teacher's are recorded: the decisions are then those of the states the
+    player reaches, labelled with what the teacher would do there, and the returns and
+    ``wins`` are the player's."""
     if samples < 1:
         raise ValueError(f"samples must be at least 1, got {samples}")
     if isinstance(teacher, str):
@@ -104,6 +123,8 @@ def demonstrations(
             actions = act_batch(teacher, obs, masks, rng)
             for i in range(num_envs):
                 open_[i].append((obs[i].copy(), masks[i], int(actions[i]), 0.0))
+            if player is not None:
+                actions = act_batch(player, obs, masks, rng)
             obs, rewards, dones, infos = env.step(actions)
             for i in range(num_envs):
                 o, m, a, _ = open_[i][-1]

@@ -18,8 +18,9 @@ import numpy as np
 
 from facing_env import engine, observation, rewards
 from facing_env.actions import END_TURN_INDEX
+from facing_env.battle import agent_names
 from facing_env.dice import Dice
-from facing_env.env import _creature_names, raw_env
+from facing_env.env import raw_env
 from tests import reference_observation
 
 
@@ -37,7 +38,7 @@ class ReferenceEnv(raw_env):
             self._rng = np.random.default_rng(seed)
         self.battle = self.scenario.build(self._rng)
         self.dice = Dice(self._rng, self.dice_mode)
-        self._begin_agents(self.battle, _creature_names(self.battle))
+        self._begin_agents(self.battle, agent_names(self.battle.creatures.values()))
         self.events = engine.start(self.battle, self.dice, flat_footed_start=self.flat_footed_start)
         self.damage_ledger = dict.fromkeys(self.agents, 0)
         self._reference_finish(self.events)

@@ -71,3 +71,27 @@ def test_a_cloned_policy_plays_the_teachers_moves(demos):
 def test_clone_rejects_a_bad_holdout(demos):
     with pytest.raises(ValueError, match="holdout must be in"):
         clone(object(), demos, holdout=1.0)
+
+
+def test_dagger_records_the_teachers_choices_where_the_player_goes(demos):
+    """With a ``player`` the player's actions are played (random here: it seldom wins)
+    and the teacher's are recorded; ``+`` appends one set to another."""
+    played = demonstrations(
+        "duel",
+        "flanker",
+        ["aggressive"],
+        300,
+        num_envs=8,
+        seed=5,
+        player=make_agent("random"),
+    )
+    again = act_batch(
+        make_agent("flanker"), played.observations, played.masks, np.random.default_rng(0)
+    )
+    np.testing.assert_array_equal(again, played.actions)
+    assert played.wins <= played.battles // 4
+    both = demos + played
+    assert len(both) == len(demos) + len(played)
+    assert both.battles == demos.battles + played.battles
+    np.testing.assert_array_equal(both.actions[len(demos) :], played.actions)
+    np.testing.assert_array_equal(both.last[: len(demos)], demos.last)

@@ -225,6 +225,32 @@ def test_train_py_on_the_batched_vec_env(tmp_path, train):
     assert model_path.exists() and len(list((model_path.parent / "snapshots").glob("*.zip"))) >= 2
 
 
+def test_train_py_clones_a_scripted_agent_before_ppo(tmp_path, train):
+    """--clone: the rounds of cloning are measured in clone.json (the first on the
+    agent's own battles, the next DAgger's), then PPO trains from the cloned policy."""
+    args = train.Args(
+        total_timesteps=128,
+        n_steps=64,
+        n_envs=2,
+        batch_size=64,
+        n_epochs=1,
+        eval_every=0,
+        checkpoint_every=0,
+        final_eval_games=0,
+        clone="flanker",
+        clone_samples=400,
+        clone_rounds=2,
+        clone_epochs=1,
+        runs_dir=str(tmp_path),
+        progress_bar=False,
+    )
+    model_path = train.main(args)
+    rounds = json.loads((model_path.parent / "clone.json").read_text())
+    assert [r["round"] for r in rounds] == [1, 2]
+    assert rounds[0]["samples"] >= 200 and rounds[1]["samples"] >= rounds[0]["samples"] + 200
+    assert all(0.0 <= r["accuracy"] <= 1.0 and r["battles"] >= 1 for r in rounds)
+
+
 def test_train_py_expected_dice_share_splits_the_training_envs(train):
     """The first round(share * n_envs) environments use expected dice, the others roll."""
 
@@ -382,6 +408,13 @@ def train_module(monkeypatch, train):
             "--low-variance-dice must be one of 'expected', 'deck', 'mean'",
         ),
         ({"rewards": {"victroy": 1.0}}, "--rewards: unknown weights ['victroy']"),
+        ({"clone": "flankr"}, "--clone: unknown agent 'flankr'"),
+        ({"clone": "flanker", "clone_samples": 0}, "--clone-samples"),
+        ({"clone": "flanker", "clone_rounds": 0}, "--clone-rounds"),
+        (
+            {"clone": "flanker", "clone_samples": 2, "clone_rounds": 3},
+            "--clone-samples must be at least --clone-rounds",
+        ),
     ],
 )
 def test_train_py_checks_every_option_before_training(train_module, capsys, options, needle):

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from facing_env import engine
-from facing_env.battle import Battle
+from facing_env.battle import Battle, agent_names
 from facing_env.dice import DICE_MODES, Dice
 from facing_env.fast import observe as fobserve
 from facing_env.fast.apply import apply, auto_end
@@ -184,7 +184,7 @@ class BatchEngine:
         self._ids[i] = [c.id for c in creatures]
         self._attack_names[i] = [[a.name for a in c.attacks] for c in creatures]
         self.team_names[i] = list(dict.fromkeys(c.team for c in creatures))
-        names = _creature_names(creatures)
+        names = agent_names(creatures)
         self.agent_of[i] = 0
         self.agent_of[i, : len(names)] = [self._agent_index[a] for a in names]
         self.gone[i] = False
@@ -248,9 +248,9 @@ class BatchEngine:
             self.state = new
             self.tables = None
             self._calls = {}
-            self._acc = np.zeros((self.threads, dims[2]))  # one scratch row per thread
-            self._killer = np.zeros((self.threads, dims[2]), dtype=np.int64)
-            self._scratch = [(a, k) for a, k in zip(self._acc, self._killer, strict=True)]
+            self._scratch = [  # step_all's scratch (acc, killer), one pair per thread
+                (np.zeros(dims[2]), np.zeros(dims[2], dtype=np.int64)) for _ in range(self.threads)
+            ]
         profile = dict(self._profile)  # tables.charge_profile of every battle seen
         for c in battle.creatures.values():
             row = shape_index(c.shape)
@@ -294,7 +294,7 @@ class BatchEngine:
         true; every battle when it is None); returns ``(terminated, truncated)`` per battle
         (the battles that ended are still in the arrays: the caller restarts them)."""
         args = self._step_args(actions, active)
-        call = self._bound("step_all", step_all, args, scratch=True)
+        call = self._entry("step_all", step_all, *args, *self._scratch[0], 0, self.num_envs)
         self._over_rows(call, args, self._scratch)
         terminated, truncated = self._ends[:, 0], self._ends[:, 1]
         if self.ev.overflow.any():
@@ -329,20 +329,28 @@ class BatchEngine:
         binding of each in a process loads it from numba's cache (tens of milliseconds),
         a cost of setting up, not of the steps."""
         assert self.state is not None and self.tables is not None and self.view is not None
-        t, s, v = self.tables, self.state, self.view
-        self._bound(
-            "step_all", step_all, self._step_args(np.zeros(self.num_envs, np.int64), None), True
-        )
-        if self.num_envs == 1:  # the AEC env: one creature's observation, the event log
-            self._bind(
-                "observe_one", fobserve.observe_batch, (t, s, v, self._viewer, self._row, 0, 1)
+        t, s, v, n = self.tables, self.state, self.view, self.num_envs
+        args = self._step_args(np.zeros(n, np.int64), None)
+        self._entry("step_all", step_all, *args, *self._scratch[0], 0, n)
+        if n == 1:  # the AEC env: one creature's observation, the event log
+            self._entry(
+                "observe_one", fobserve.observe_batch, t, s, v, self._viewer, self._row, 0, 1
             )
-            self._bind("append_events", append_events, (self.ev, 0, allocate_events(1)))
+            self._entry("append_events", append_events, self.ev, 0, allocate_events(1))
         else:
-            args = (t, s, v, self._slots, self.observations)
-            self._bound("observe_batch", fobserve.observe_batch, args)
+            self._entry(
+                "observe_batch",
+                fobserve.observe_batch,
+                t,
+                s,
+                v,
+                self._slots,
+                self.observations,
+                0,
+                n,
+            )
         if self._opening is not None:
-            self._bind("restart", restart, self._restart_args(0, np.uint64(0)))
+            self._entry("restart", restart, *self._restart_args(0, np.uint64(0)))
 
     def observe(self, rows: np.ndarray | None = None) -> np.ndarray:
         """Every battle's acting creature's observation (the ``observations`` buffer);
@@ -362,7 +370,8 @@ class BatchEngine:
         C-contiguous ``(N, D)`` float32 array, returned."""
         assert self.state is not None and self.tables is not None and self.view is not None
         args = (self.tables, self.state, self.view, slots, out)
-        self._over_rows(self._bound("observe_batch", fobserve.observe_batch, args), args)
+        call = self._entry("observe_batch", fobserve.observe_batch, *args, 0, self.num_envs)
+        self._over_rows(call, args)
         return out
 
     def observe_one(self, k: int) -> np.ndarray:
@@ -393,14 +402,13 @@ class BatchEngine:
             self._pool.shutdown()
             self._pool = None
 
-    def _bound(self, name: str, dispatcher: Any, args: tuple, scratch: bool = False) -> Any:
-        """A row-range kernel (its last two arguments ``lo, hi``; with ``scratch``, the
-        per-thread scratch of :func:`step_all` before them) bound to these arguments'
-        types, bound now unless it is."""
+    def _entry(self, name: str, dispatcher: Any, *args: Any) -> Any:
+        """A kernel's entry point bound to these arguments' types (``fast.jit.bind``),
+        bound on first use and again after the arrays or tables change (``_calls`` is
+        emptied then). A row-range kernel is bound with its scratch and ``lo, hi``."""
         call = self._calls.get(name)
         if call is None:
-            extra = (self._acc[0], self._killer[0]) if scratch else ()
-            call = self._calls[name] = bind(dispatcher, *args, *extra, 0, self.num_envs)
+            call = self._calls[name] = bind(dispatcher, *args)
         return call
 
     def _over_rows(self, call: Any, args: tuple, scratch: list[tuple] | None = None) -> None:
@@ -423,18 +431,9 @@ class BatchEngine:
         for future in futures:
             future.result()
 
-    def _bind(self, name: str, dispatcher: Any, args: tuple) -> None:
-        """Bind a kernel's entry point for these arguments' types unless it is bound."""
-        if name not in self._calls:
-            self._calls[name] = bind(dispatcher, *args)
-
     def _call(self, name: str, dispatcher: Any, args: tuple) -> None:
-        """Call a kernel through its entry point bound to these arguments' types (bound
-        on the first call, again after the arrays or tables change)."""
-        call = self._calls.get(name)
-        if call is None:
-            call = self._calls[name] = bind(dispatcher, *args)
-        call(*args)
+        """Call a kernel through its bound entry point (:meth:`_entry`)."""
+        self._entry(name, dispatcher, *args)(*args)
 
     def append_log(self, i: int, log: Events) -> None:
         """Append battle ``i``'s events of the last step to ``log`` (see
@@ -457,17 +456,6 @@ class BatchEngine:
             template = self.templates[i] = self._opening.clone()
         store(self.state, i, template)
         return template
-
-
-def _creature_names(creatures: list[Any]) -> list[str]:
-    from facing_env.env import _creature_names as names
-
-    class _B:  # the env names creatures from a battle's creature dict
-        pass
-
-    holder = _B()
-    holder.creatures = {c.id: c for c in creatures}  # type: ignore[attr-defined]
-    return names(holder)
 
 
 def _dims(s: State) -> tuple[int, int, int, int]:
