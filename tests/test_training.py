@@ -160,6 +160,7 @@ def test_train_py_end_to_end_with_a_tiny_budget(tmp_path, train):
 
     args = train.Args(
         total_timesteps=512,
+        clone_samples=200,  # the default --clone flanker, on a tiny sample
         n_steps=64,
         n_envs=2,
         batch_size=64,
@@ -177,6 +178,7 @@ def test_train_py_end_to_end_with_a_tiny_budget(tmp_path, train):
     model_path = train.main(args)
     run_dir = model_path.parent
     assert model_path.name == "model.zip" and model_path.exists()
+    assert json.loads((run_dir / "clone.json").read_text())[0]["samples"] >= 200
     assert (run_dir / "report.json").exists() and (run_dir / "report.md").exists()
     assert list((run_dir / "snapshots").glob("*.zip"))  # self-play snapshots were taken
     assert json.loads((run_dir / "args.json").read_text())["eval_temperature"] == 0.0
@@ -200,6 +202,7 @@ def test_train_py_on_the_batched_vec_env(tmp_path, train):
     the dice curriculum reaches the battles, the league's weights are set)."""
     args = train.Args(
         total_timesteps=768,
+        clone=None,
         n_steps=64,
         n_envs=4,
         batch_size=64,
