@@ -222,7 +222,9 @@ class SelfPlayAndEvalCallback(BaseCallback):
             self.logger.record("train/expected_dice_share", share)
             for rank in range(self.args.n_envs):
                 mode = (
-                    self.args.low_variance_dice if _calm(rank, share, self.args) else self.base_dice
+                    self.args.low_variance_dice
+                    if _calm(rank, share, self.args.n_envs)
+                    else self.base_dice
                 )
                 self.training_env.env_method("set_dice_mode", mode, indices=[rank])
 
@@ -269,10 +271,10 @@ def _dice_share(args: Args, timesteps: int) -> float:
     return start + (end - start) * min(timesteps / args.total_timesteps, 1.0)
 
 
-def _calm(rank: int, share: float, args: Args) -> bool:
-    """Whether environment ``rank`` uses --low-variance-dice: the first ``round(share *
-    n_envs)`` ranks do."""
-    return rank < round(share * args.n_envs)
+def _calm(rank: int, share: float, n: int) -> bool:
+    """Whether environment ``rank`` of ``n`` uses --low-variance-dice: the first
+    ``round(share * n)`` ranks do."""
+    return rank < round(share * n)
 
 
 def make_env(args: Args, rank: int, env_kwargs: dict) -> Callable[[], Monitor]:
@@ -282,7 +284,7 @@ def make_env(args: Args, rank: int, env_kwargs: dict) -> Callable[[], Monitor]:
     kwargs = dict(env_kwargs)
     if args.rewards:
         kwargs["rewards"] = dict(args.rewards)
-    if _calm(rank, args.expected_dice_share, args):
+    if _calm(rank, args.expected_dice_share, args.n_envs):
         kwargs["dice"] = args.low_variance_dice
 
     def _init() -> Monitor:
@@ -321,8 +323,10 @@ def _batched(args: Args, env_kwargs: dict, n: int) -> dict:
     if args.rewards:
         kwargs["rewards"] = dict(args.rewards)
     base = kwargs.pop("dice", None) or load_scenario(args.scenario).dice
-    share = round(args.expected_dice_share * n)
-    kwargs["dice_modes"] = [args.low_variance_dice if i < share else base for i in range(n)]
+    share = args.expected_dice_share
+    kwargs["dice_modes"] = [
+        args.low_variance_dice if _calm(i, share, n) else base for i in range(n)
+    ]
     return kwargs
 
 

@@ -13,7 +13,8 @@ from numba.core import config
 from facing_env import _jit_cache
 
 
-def test_the_cache_directory_follows_every_source(tmp_path, monkeypatch):
+def _copy_of_the_package(tmp_path: Path, monkeypatch) -> Path:
+    """A copy of the package's sources that ``_jit_cache`` reads instead of its own."""
     package = tmp_path / "facing_env"
     shutil.copytree(
         Path(_jit_cache.__file__).parent,
@@ -21,6 +22,11 @@ def test_the_cache_directory_follows_every_source(tmp_path, monkeypatch):
         ignore=shutil.ignore_patterns("__pycache__", "_compiled"),
     )
     monkeypatch.setattr(_jit_cache, "_PACKAGE", package)
+    return package
+
+
+def test_the_cache_directory_follows_every_source(tmp_path, monkeypatch):
+    package = _copy_of_the_package(tmp_path, monkeypatch)
     before = _jit_cache.source_digest()
     assert _jit_cache.source_digest() == before  # stable
     tables = package / "tables.py"  # not a kernel's file: its constants are inlined
@@ -38,13 +44,7 @@ def test_the_digest_covers_the_kernels_import_closure_only(tmp_path, monkeypatch
     from included) are in; the PettingZoo layer, the evaluation and the training helpers
     are not: ``from facing_env import engine`` reads the module ``engine``, not the
     package's ``__init__`` (which imports the env)."""
-    package = tmp_path / "facing_env"
-    shutil.copytree(
-        Path(_jit_cache.__file__).parent,
-        package,
-        ignore=shutil.ignore_patterns("__pycache__", "_compiled"),
-    )
-    monkeypatch.setattr(_jit_cache, "_PACKAGE", package)
+    package = _copy_of_the_package(tmp_path, monkeypatch)
     names = {p.relative_to(package).as_posix() for p in _jit_cache.kernel_sources()}
     inside = {"fast/scan.py", "tables.py", "battle.py", "engine.py", "observation.py"}
     assert inside | {"_jit_cache.py", "rules/movement.py"} <= names
