@@ -29,6 +29,9 @@ from facing_env.tables import (
 )
 from facing_env.types import Area, GridKind, Pos, Ruleset, Size, Terrain
 
+_TERRAIN_BY_VALUE: dict[int, Terrain] = {t.value: t for t in Terrain}
+"""Each terrain by its value in ``Battle.terrain``."""
+
 
 @dataclass(frozen=True, slots=True)
 class Attack:
@@ -173,11 +176,21 @@ class Battle:
         self._step_static = {}  # rules.movement's per-battle cache of terrain per step
         self._charge_terrain = {}  # rules.maneuvers' blocking cells relative to each anchor
         self._charges = {}  # rules.maneuvers' answers per placement (they read the terrain)
-        self._terrain_map = {
-            self.cell_at(r, c): Terrain(int(self.terrain[r, c]))
-            for r in range(self.height)
-            for c in range(self.width)
-        }
+        member = _TERRAIN_BY_VALUE
+        rows = self.terrain.tolist()  # one conversion, not one numpy scalar per cell
+        unknown = set(np.unique(self.terrain).tolist()) - member.keys()
+        if unknown:
+            raise ValueError(f"terrain values {sorted(unknown)} are not terrains ({list(member)})")
+        if self.kind is GridKind.SQUARE:
+            self._terrain_map = {
+                (c, r): member[v] for r, row in enumerate(rows) for c, v in enumerate(row)
+            }
+        else:  # cell_at of a hex board: the row's offset of half a cell per row
+            self._terrain_map = {
+                (c - (r >> 1), r): member[v]
+                for r, row in enumerate(rows)
+                for c, v in enumerate(row)
+            }
 
     # -- lookups ---------------------------------------------------------------------------
 

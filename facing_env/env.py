@@ -127,7 +127,6 @@ class raw_env(AECEnv):
         self.layout = ObservationLayout(size + (1 - size % 2), self.scenario.max_creatures())
         self.codec = ActionCodec(self.layout.n_slots)
         self._rng = np.random.default_rng()
-        self._action = np.zeros(1, dtype=np.int64)
         self._log = allocate_events(1, LOG_CAPACITY)  # the steps' events, not yet read
         probe = self.scenario.build(np.random.default_rng(0))
         self.possible_agents = self._agent_names(probe)
@@ -282,21 +281,23 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        index = self._action_index(agent, action)
+        if type(action) is int and 0 <= action < self.codec.n:
+            index = action  # the common case, checked without the general path's calls
+        else:
+            index = self._action_index(agent, action)
         eng = self._engine
         if self._exposed:
             self._read_back()
         if not eng.mask[0, index]:
             raise IllegalActionError(self._why_illegal(agent, index))
         self._cumulative_rewards[agent] = 0.0
-        self._action[0] = index
         log = self._log
         if log.count[0] > log.kind.shape[1] - eng.ev.kind.shape[1]:
             self._read_log()  # room for one more step's events
-        terminated, truncated = eng.step(self._action)
+        ends = eng.step_one(index)
         self._stale = True
         eng.append_log(0, log)
-        self._finish_step(bool(terminated[0]), bool(truncated[0]))
+        self._finish_step(bool(ends[0]), bool(ends[1]))
 
     @property
     def events(self) -> list[Event]:

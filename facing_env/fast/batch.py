@@ -11,7 +11,9 @@ writes every actor's observation. :class:`~facing_env.vector.VectorEnv` is its u
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from itertools import pairwise
 from typing import Any
 
@@ -144,8 +146,10 @@ class BatchEngine:
         self._everyone = np.ones(num_envs, dtype=np.bool_)
         self._slots = np.zeros(num_envs, dtype=np.int32)  # the type of state.actor
         self._viewer = np.zeros(1, dtype=np.int64)
+        self._one = np.zeros(1, dtype=np.int64)  # step_one's action
         self._row = np.zeros((1, layout.size), dtype=np.float32)
-        self._calls: dict[str, Any] = {}  # bound entry points (fast.jit.bind), by kernel
+        self._calls: dict[str, Any] = {}  # bound entry points (fast.jit.bind), by kernel,
+        # and the one-battle calls with their arguments applied (_ready), by method
         self._opening: Battle | None = None  # a fixed scenario's battle as built
         self._loaded = np.zeros(num_envs, dtype=np.bool_)  # rows holding that scenario
 
@@ -304,6 +308,22 @@ class BatchEngine:
                 self.events[i].extend(to_events(self.ev, i, self._ids[i], self._attack_names[i]))
         return terminated, truncated
 
+    def step_one(self, action: int) -> np.ndarray:
+        """Battle 0 of a one-battle engine (the AEC env): :meth:`step` with ``action``.
+        Returns the reused ``(2,)`` bool row ``(terminated, truncated)``.
+
+        Its arguments are the same arrays every step, so the bound kernel is kept with
+        them applied (:meth:`_ready`): a step costs the kernel and little else."""
+        ready = self._calls.get("step_one")
+        if ready is None:
+            args = (*self._step_args(self._one, None), *self._scratch[0], 0, 1)
+            ready = self._ready("step_one", "step_all", step_all, args)
+        self._one[0] = action
+        ready()
+        if self.ev.overflow[0]:
+            raise RuntimeError("a step made more events than the batched engine holds")
+        return self._ends[0]
+
     def _step_args(self, actions: np.ndarray, active: np.ndarray | None) -> tuple:
         assert self.state is not None and self.tables is not None
         return (
@@ -377,10 +397,13 @@ class BatchEngine:
     def observe_one(self, k: int) -> np.ndarray:
         """Creature slot ``k``'s observation of battle 0 (a reused ``(1, D)`` buffer's
         row): any creature's, not only the actor's (the AEC env's ``observe``)."""
-        assert self.state is not None and self.tables is not None and self.view is not None
+        ready = self._calls.get("observe_one()")
+        if ready is None:
+            assert self.state is not None and self.tables is not None and self.view is not None
+            args = (self.tables, self.state, self.view, self._viewer, self._row, 0, 1)
+            ready = self._ready("observe_one()", "observe_one", fobserve.observe_batch, args)
         self._viewer[0] = k
-        args = (self.tables, self.state, self.view, self._viewer, self._row, 0, 1)
-        self._call("observe_one", fobserve.observe_batch, args)
+        ready()
         return self._row[0]
 
     def rescan(self) -> None:
@@ -435,10 +458,21 @@ class BatchEngine:
         """Call a kernel through its bound entry point (:meth:`_entry`)."""
         self._entry(name, dispatcher, *args)(*args)
 
+    def _ready(self, key: str, name: str, dispatcher: Any, args: tuple) -> Callable[[], Any]:
+        """Kernel ``name``'s bound entry point with ``args`` applied, kept in ``_calls``
+        under ``key``: the one-battle methods call the same arrays every step, and the
+        applied call goes with the entry points whenever the arrays or tables change."""
+        ready = self._calls[key] = partial(self._entry(name, dispatcher, *args), *args)
+        return ready
+
     def append_log(self, i: int, log: Events) -> None:
         """Append battle ``i``'s events of the last step to ``log`` (see
         :func:`~facing_env.fast.events.append_events`)."""
-        self._call("append_events", append_events, (self.ev, i, log))
+        ready = self._calls.get("append_log()")
+        if ready is None or ready.args[1] != i or ready.args[2] is not log:
+            args = (self.ev, i, log)
+            ready = self._ready("append_log()", "append_events", append_events, args)
+        ready()
         if log.overflow[0]:
             raise RuntimeError("the event log is full: read it (log_events) more often")
 
