@@ -8,6 +8,12 @@ observation building alone (``observe`` on a fixed state), and PettingZoo's
 ``connect_four_v3.env()`` measured in the same run, the yardstick (docs/design.md,
 speed). All randomness is seeded, so two runs play the same games. The first line says
 how the kernels run (numba's JIT, or plain Python under ``NUMBA_DISABLE_JIT=1``).
+
+Every line is measured ``--repeats`` times (the same seeded games each time; 5 by
+default, 1 with ``--quick``) and reports the median rate, with the lowest and highest
+beside it: a shared 2-core machine stalls a thread now and then, and one 50-millisecond
+``VectorEnv`` measurement caught by a stall reads a third slower. connect_four, the
+yardstick, is measured the same way.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import argparse
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from pettingzoo import AECEnv
@@ -31,11 +38,23 @@ class Result:
     name: str
     steps: int
     seconds: float
+    low: float | None = None
+    """The lowest rate of the repeats (None: measured once)."""
+    high: float | None = None
+    """The highest rate of the repeats (None: measured once)."""
 
     @property
     def rate(self) -> float:
         """Steps per second."""
         return self.steps / self.seconds if self.seconds > 0 else float("inf")
+
+
+def median_of(measure: Callable[[], Result], repeats: int) -> Result:
+    """``measure()`` run ``repeats`` times: the median run, with the lowest and highest
+    rates of all of them."""
+    runs = sorted((measure() for _ in range(repeats)), key=lambda r: r.rate)
+    mid = runs[(len(runs) - 1) // 2]
+    return Result(mid.name, mid.steps, mid.seconds, runs[0].rate, runs[-1].rate)
 
 
 def random_play(factory: Callable[[], AECEnv], steps: int, seed: int = 0) -> Result:
@@ -140,24 +159,29 @@ def run(
     obs_repeats: int,
     num_envs: int = 1024,
     threads: int | None = None,
+    repeats: int = 1,
 ) -> list[Result]:
-    """Every benchmark, in the order printed (``num_envs`` 0: no VectorEnv lines)."""
-    results = [
-        Result("connect_four_v3", *_measure(random_play(_connect_four, steps))),
-    ]
+    """Every benchmark, in the order printed (``num_envs`` 0: no VectorEnv lines), each
+    the median of ``repeats`` measurements (:func:`median_of`)."""
+    c4 = median_of(lambda: random_play(_connect_four, steps), repeats)
+    results = [Result("connect_four_v3", c4.steps, c4.seconds, c4.low, c4.high)]
     for name in scenarios:
-        r = random_play(lambda name=name: make_env(scenario=name), steps)
-        results.append(Result(name, r.steps, r.seconds))
+        factory = partial(make_env, scenario=name)
+        r = median_of(lambda factory=factory: random_play(factory, steps), repeats)
+        results.append(Result(name, r.steps, r.seconds, r.low, r.high))
     if num_envs:
         for name in scenarios:
-            results.append(vector_play(name, num_envs, max(steps, num_envs), threads=threads))
+            results.append(
+                median_of(
+                    lambda name=name: vector_play(
+                        name, num_envs, max(steps, num_envs), threads=threads
+                    ),
+                    repeats,
+                )
+            )
     for name in scenarios:
-        results.append(observation_only(name, obs_repeats))
+        results.append(median_of(lambda name=name: observation_only(name, obs_repeats), repeats))
     return results
-
-
-def _measure(r: Result) -> tuple[int, float]:
-    return r.steps, r.seconds
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -178,7 +202,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=None,
         help="threads of the VectorEnv lines (default: one per core, at most one per 64 battles)",
     )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=None,
+        help="measurements per line, the median reported (default 5, --quick 1)",
+    )
     args = parser.parse_args(argv)
+    if args.repeats is not None and args.repeats < 1:
+        parser.error(f"--repeats must be at least 1, got {args.repeats}")
     if args.threads is not None and args.threads < 1:
         parser.error(f"--threads must be at least 1, got {args.threads}")
     if args.steps is not None and args.steps < 1:
@@ -188,14 +220,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     num_envs = args.num_envs if args.num_envs is not None else (64 if args.quick else 1024)
     scenarios = args.scenario or (["duel"] if args.quick else list(scenario_names()))
     steps = args.steps or (2_000 if args.quick else 20_000)
+    repeats = args.repeats or (1 if args.quick else 5)
     results = run(
-        scenarios, steps, obs_repeats=max(200, steps // 4), num_envs=num_envs, threads=args.threads
+        scenarios,
+        steps,
+        obs_repeats=max(200, steps // 4),
+        num_envs=num_envs,
+        threads=args.threads,
+        repeats=repeats,
     )
     yardstick = results[0].rate
     print(f"facing_env engine: {engine_build()}")
-    print(f"{'benchmark':<48}{'steps':>9}{'steps/s':>12}{'vs connect_four':>17}")
+    spread = repeats > 1
+    head = f"{'benchmark':<48}{'steps':>9}{'steps/s':>12}{'vs connect_four':>17}"
+    print(head + (f"{'lowest-highest':>17}" if spread else ""))
     for r in results:
-        print(f"{r.name:<48}{r.steps:>9}{r.rate:>12,.0f}{r.rate / yardstick:>16.2f}x")
+        line = f"{r.name:<48}{r.steps:>9}{r.rate:>12,.0f}{r.rate / yardstick:>16.2f}x"
+        if spread and r.low is not None and r.high is not None:
+            line += f"{r.low / yardstick:>10.2f}-{r.high / yardstick:.2f}x"
+        print(line)
 
 
 if __name__ == "__main__":
