@@ -100,8 +100,7 @@ def damage_distribution(
     and a 1 misses; a threat is confirmed by a second roll; a critical rolls the damage
     ``crit_multiplier`` times; at least 1 on a hit)."""
     n, sides, flat = parse_dice(damage)
-    one = np.zeros(1)
-    one[0] = 1.0
+    one = np.ones(1)
     dice = one
     for _ in range(n):
         dice = np.convolve(dice, np.full(sides, 1.0 / sides))  # index: sum of faces - n
@@ -117,10 +116,9 @@ def damage_distribution(
         return out
 
     hit_faces = [r for r in range(1, 21) if roll_hits(r, bonus, ac)]
-    confirm = sum(1 for r in range(1, 21) if roll_hits(r, bonus, ac)) / 20.0
-    p_threat = sum(1 for r in hit_faces if r >= threat_range) / 20.0
     p_hit = len(hit_faces) / 20.0
-    p_crit = p_threat * confirm
+    p_threat = sum(1 for r in hit_faces if r >= threat_range) / 20.0
+    p_crit = p_threat * p_hit  # the confirmation roll hits as the attack roll does
     normal, critical = spread(1), spread(crit_multiplier)
     out = np.zeros(len(critical))
     out[0] = 1.0 - p_hit
