@@ -238,19 +238,21 @@ def turn_attacks(battle: Battle, *, max_actions: int = 4) -> set[AttackOption]:
     ``max_actions`` moves, 5-foot steps and turns (depth-first on copies of ``battle``; a
     state reached twice is searched once). ``battle`` is not changed; the attacks of
     opportunity drawn on the way are rolled from a fixed stream, and a way on which the
-    actor drops is left out."""
+    actor drops is left out. A state is searched again when reached with fewer attacks of
+    opportunity drawn or fewer actions spent than before, so neither the order of the
+    search nor its depth limit hides a cheaper way."""
     if battle.turn is None:
         raise ValueError("turn_attacks needs a battle in progress (engine.start)")
     me = battle.turn.actor
     found: set[AttackOption] = set()
-    seen: set[tuple] = set()
+    shallowest: dict[tuple[tuple, int], int] = {}  # (state, provoked) -> fewest actions
     stack: list[tuple[Battle, int, int]] = [(battle, 0, 0)]
     while stack:
         b, provoked, depth = stack.pop()
-        key = engine.state_key(b)
-        if key in seen:
+        key = (engine.state_key(b), provoked)
+        if any(shallowest.get((key[0], p), max_actions + 1) <= depth for p in range(provoked + 1)):
             continue
-        seen.add(key)
+        shallowest[key] = depth
         for action in engine.legal_actions(b):
             if action.kind == engine.ATTACK:
                 target = str(action.arg)
