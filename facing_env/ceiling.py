@@ -16,7 +16,9 @@ creatures:
   facing modifier ends in the first creature's victory, with the opening as the engine plays
   it: the first mover strikes a flat-footed foe (SRD-FF-01), by a charge (+2 to hit, -2 AC
   until its next turn) or a plain attack; a battle still going after ``rounds`` rounds is a
-  draw (not won).
+  draw (not won). :func:`best_race` lets the first creature choose, on each of its turns
+  and for both hit-point totals, the best of several exchanges (an attack's modifier and
+  the modifier it leaves the foe's next attack), by backward dynamic programming.
 
 Together they bound a duel: against ``aggressive``, which never steps and always turns to
 face its foe, the learner's attacks carry at most +2 and its own 0, so
@@ -158,7 +160,12 @@ def race(
     lost_b, won_b = _fight(
         second, first, (foe_open_mod, foe_modifier, modifier), foe_opening, rounds
     )
-    return RaceResult(won_first=won_a, won_second=won_b, lost_first=lost_a, lost_second=lost_b)
+    return RaceResult(
+        won_first=float(won_a),
+        won_second=float(won_b),
+        lost_first=float(lost_a),
+        lost_second=float(lost_b),
+    )
 
 
 def _fight(
@@ -222,10 +229,118 @@ def _strike(state: np.ndarray, dist: np.ndarray, axis: int) -> tuple[np.ndarray,
 
 
 @dataclass(frozen=True)
+class BestRace:
+    """The first creature's chance to win under its best choice of exchanges
+    (:func:`best_race`): with the initiative, without it, and the mean."""
+
+    won_first: float
+    won_second: float
+
+    @property
+    def won(self) -> float:
+        """The chance to win, initiative even."""
+        return (self.won_first + self.won_second) / 2
+
+
+def best_race(
+    first: Fighter,
+    second: Fighter,
+    exchanges: Sequence[tuple[int, int]],
+    *,
+    opening_exchanges: Sequence[tuple[int, int]] | None = None,
+    foe_opening_modifier: int = 0,
+    foe_opening: str = "attack",
+    rounds: int = 30,
+) -> BestRace:
+    """The exact chance that ``first`` wins when, on each of its turns, it picks the best of
+    ``exchanges`` for the hit points of both: an exchange ``(m, f)`` is an attack with
+    facing modifier ``m`` that leaves the foe's next attack with ``f`` (against `flanker`:
+    +2 from its flank leaves you in reach of its flank step, ``(2, 2)``; 0 from its front
+    diagonal leaves it only your front, ``(0, 0)``). With the initiative, ``first`` opens
+    on the flat-footed foe with the best of ``opening_exchanges`` (default: ``exchanges``);
+    without it, the foe opens with ``foe_opening`` and ``foe_opening_modifier`` as in
+    :func:`race`. Any exchange may follow any other, so where the board allows fewer
+    (from a diagonal you cannot take +2 at once) this is an upper bound. Backward dynamic
+    programming over both hit-point totals, attack by attack; draws after ``rounds``
+    rounds (not won)."""
+    if not exchanges:
+        raise ValueError("best_race needs at least one exchange")
+    if foe_opening not in OPENINGS:
+        raise ValueError(f"foe_opening must be one of {OPENINGS}, got {foe_opening!r}")
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+
+    def dist(att: Fighter, mod: int, ac: int) -> np.ndarray:
+        return damage_distribution(
+            att.attack_bonus + mod, ac, att.damage, att.threat_range, att.crit_multiplier
+        )
+
+    openers = list(exchanges if opening_exchanges is None else opening_exchanges)
+    if not openers:
+        raise ValueError("best_race needs at least one opening exchange")
+    charge = foe_opening == "charge"
+    mine = [dist(first, m, second.ac) for m, _ in exchanges]
+    mine_after_charge = [dist(first, m, second.ac + CHARGE_AC_PENALTY) for m, _ in exchanges]
+    theirs = [dist(second, f, first.ac) for _, f in exchanges]
+    opening = [dist(first, m, second.flat_footed_ac) for m, _ in openers]
+    opening_replies = [dist(second, f, first.ac) for _, f in openers]
+    foe_open = dist(
+        second, foe_opening_modifier + (CHARGE_ATTACK_BONUS if charge else 0), first.flat_footed_ac
+    )
+    zero = np.zeros((first.hp + 1, second.hp + 1))
+
+    def turn(
+        after: np.ndarray, attack: list[np.ndarray], replies: list[np.ndarray], last: bool
+    ) -> np.ndarray:
+        """The value before the learner's turn, given the value after the foe's reply."""
+        best = zero
+        for k, (hit, reply) in enumerate(zip(attack, replies, strict=True)):
+            then = zero if last else _expect(after, reply, axis=0, on_drop=0.0)
+            value = _expect(then, hit, axis=1, on_drop=1.0)
+            best = value if k == 0 else np.maximum(best, value)
+        return best
+
+    # The learner first: its turns k = R-1 .. 0, each followed by the foe's reply.
+    value = zero
+    for k in reversed(range(rounds)):
+        if k == 0:
+            value = turn(value, opening, opening_replies, last=False)
+        else:
+            value = turn(value, mine, theirs, last=False)
+    won_first = float(value[first.hp, second.hp])
+    # The foe first: its opening, then the learner's turns, the last one unanswered.
+    value = zero
+    for k in reversed(range(rounds)):
+        attack = mine_after_charge if (k == 0 and charge) else mine
+        value = turn(value, attack, theirs, last=k == rounds - 1)
+    won_second = float(_expect(value, foe_open, axis=0, on_drop=0.0)[first.hp, second.hp])
+    return BestRace(won_first=won_first, won_second=won_second)
+
+
+def _expect(value: np.ndarray, dist: np.ndarray, axis: int, on_drop: float) -> np.ndarray:
+    """``E[value after one attack]`` on the hit points along ``axis`` (0: the first
+    creature's, 1: the second's), ``on_drop`` where the attack drops its target."""
+    v = value if axis == 1 else value.T
+    hp = v.shape[1] - 1
+    out = np.zeros_like(v)
+    for k, p in enumerate(dist):
+        if p == 0.0:
+            continue
+        if k == 0:
+            out[:, 1:] += p * v[:, 1:]
+            continue
+        if k < hp:
+            out[:, k + 1 :] += p * v[:, 1 : hp + 1 - k]
+        out[:, 1 : min(k, hp) + 1] += p * on_drop
+    return out if axis == 1 else out.T
+
+
+@dataclass(frozen=True)
 class AttackOption:
     """One attack the acting creature can reach this turn: against whom, ``kind``
     (``attack`` or ``charge``), the facing modifier of the attack (for a charge: of the
-    attack at its end) and the attacks of opportunity it drew getting there."""
+    attack at its end) and the attacks it drew getting there (attacks of opportunity, and a
+    readied attack if one went off)."""
 
     target: str
     kind: str
@@ -235,8 +350,8 @@ class AttackOption:
 
 def turn_attacks(battle: Battle, *, max_actions: int = 4) -> set[AttackOption]:
     """Every attack the acting creature can reach this turn through at most
-    ``max_actions`` moves, 5-foot steps and turns (depth-first on copies of ``battle``; a
-    state reached twice is searched once). ``battle`` is not changed; the attacks of
+    ``max_actions`` moves, 5-foot steps and turns (depth-first on copies of ``battle``).
+    ``battle`` is not changed; the attacks of
     opportunity drawn on the way are rolled from a fixed stream, and a way on which the
     actor drops is left out. A state is searched again when reached with fewer attacks of
     opportunity drawn or fewer actions spent than before, so neither the order of the
@@ -249,10 +364,10 @@ def turn_attacks(battle: Battle, *, max_actions: int = 4) -> set[AttackOption]:
     stack: list[tuple[Battle, int, int]] = [(battle, 0, 0)]
     while stack:
         b, provoked, depth = stack.pop()
-        key = (engine.state_key(b), provoked)
-        if any(shallowest.get((key[0], p), max_actions + 1) <= depth for p in range(provoked + 1)):
+        state = _search_key(b)
+        if any(shallowest.get((state, p), max_actions + 1) <= depth for p in range(provoked + 1)):
             continue
-        shallowest[key] = depth
+        shallowest[(state, provoked)] = depth
         for action in engine.legal_actions(b):
             if action.kind == engine.ATTACK:
                 target = str(action.arg)
@@ -261,7 +376,9 @@ def turn_attacks(battle: Battle, *, max_actions: int = 4) -> set[AttackOption]:
                 after = b.copy()
                 events = engine.apply(after, action, Dice(0))
                 drawn = sum(1 for e in events if e.kind == "attack" and e.target == me)
-                charged = next(e for e in events if e.kind == "attack" and e.actor == me)
+                charged = next((e for e in events if e.kind == "attack" and e.actor == me), None)
+                if charged is None or after.creature(me).hp <= 0:
+                    continue  # dropped by an attack of opportunity on the way
                 found.add(
                     AttackOption(
                         str(action.arg), "charge", charged.facing_modifier, provoked + drawn
@@ -275,6 +392,15 @@ def turn_attacks(battle: Battle, *, max_actions: int = 4) -> set[AttackOption]:
                 drawn = sum(1 for e in events if e.kind == "attack" and e.target == me)
                 stack.append((after, provoked + drawn, depth + 1))
     return found
+
+
+def _search_key(battle: Battle) -> tuple:
+    """``engine.state_key`` plus what it leaves out that decides later attacks of
+    opportunity: whom the actor has provoked this move and how many each foe has made."""
+    turn, init = battle.turn, battle.initiative
+    provoked = frozenset(turn.provoked) if turn is not None else frozenset()
+    used = tuple(sorted(init.aoo_used.items())) if init is not None else ()
+    return engine.state_key(battle), provoked, used
 
 
 def best_free_modifier(options: set[AttackOption]) -> int | None:
@@ -295,12 +421,44 @@ def duel_fighters(scenario: str) -> tuple[Fighter, Fighter]:
             f"scenario {scenario!r}: a race needs exactly two creatures on two teams, "
             f"it has {len(creatures)}"
         )
-    return Fighter.of(creatures[0]), Fighter.of(creatures[1])
+    for c in creatures:
+        problem = _unmodelled(c)
+        if problem:
+            raise ValueError(f"scenario {scenario!r}: creature {c.id!r} has {problem}")
+    a, b = creatures
+    if (a.dex_modifier, a.has_feat("Improved Initiative")) != (
+        b.dex_modifier,
+        b.has_feat("Improved Initiative"),
+    ):
+        raise ValueError(
+            f"scenario {scenario!r}: the creatures' initiative bonuses differ, so the "
+            "initiative is not even, which the races' mean assumes"
+        )
+    if a.size != b.size:
+        raise ValueError(f"scenario {scenario!r}: the creatures' sizes differ ({a.size}, {b.size})")
+    return Fighter.of(a), Fighter.of(b)
+
+
+def _unmodelled(c: Creature) -> str | None:
+    """What of a creature a :func:`race` does not model, if anything."""
+    if len(c.attacks) != 1 or c.attacks[0].ranged:
+        return "other than one melee attack"
+    if c.base_attack_bonus - engine.ITERATIVE_STEP >= 1:
+        return "iterative attacks (base attack bonus 6 or more)"
+    if c.sneak_attack:
+        return "sneak attack"
+    if c.uncanny_dodge or c.improved_uncanny_dodge is not None:
+        return "uncanny dodge"
+    if c.shield is not None:
+        return "a shield"
+    if c.faceless or not c.has_facing:
+        return "no facing"
+    return None
 
 
 _TABLE: tuple[tuple[str, dict[str, int | str]], ...] = (
     (
-        "against aggressive (the ceiling): the learner always from the flank (+2), "
+        "against aggressive: the learner always from the flank (+2), "
         "opening in the flank of the flat-footed foe; aggressive from the front, "
         "charging when it has the initiative",
         {"modifier": 2, "foe_modifier": 0, "foe_opening": "charge"},
@@ -314,8 +472,8 @@ _TABLE: tuple[tuple[str, dict[str, int | str]], ...] = (
         {"modifier": 2, "foe_modifier": 0, "opening_modifier": 0, "foe_opening": "charge"},
     ),
     (
-        "against flanker (the ceiling): both from the flank, flanker opening from the "
-        "front, the learner from the flank",
+        "against flanker, the best fixed race: both from the flank, flanker opening from "
+        "the front, the learner from the flank",
         {"modifier": 2, "foe_modifier": 2, "foe_opening_modifier": 0},
     ),
     ("a mirror: both always from the flank", {"modifier": 2, "foe_modifier": 2}),
@@ -329,7 +487,23 @@ _TABLE: tuple[tuple[str, dict[str, int | str]], ...] = (
 """The races of ``python -m facing_env.ceiling``: what each stands for, and its keywords."""
 
 
-def main(argv: Sequence[str] | None = None) -> list[tuple[str, RaceResult]]:
+_BEST: tuple[tuple[str, tuple[tuple[int, int], ...], dict[str, int | str]], ...] = (
+    (
+        "against flanker, an upper bound: each turn the best of +2 for +2 and 0 for 0, "
+        "flanker opening from the front",
+        ((2, 2), (0, 0)),
+        {"foe_opening_modifier": 0},
+    ),
+    (
+        "against aggressive, each turn the best of +2 for 0 and 0 for 0",
+        ((2, 0), (0, 0)),
+        {"foe_opening": "charge"},
+    ),
+)
+"""The adaptive races of ``python -m facing_env.ceiling`` (:func:`best_race`)."""
+
+
+def main(argv: Sequence[str] | None = None) -> list[tuple[str, RaceResult | BestRace]]:
     """``python -m facing_env.ceiling``: the race table of a one-on-one scenario."""
     parser = argparse.ArgumentParser(
         prog="python -m facing_env.ceiling",
@@ -355,7 +529,7 @@ def main(argv: Sequence[str] | None = None) -> list[tuple[str, RaceResult]]:
         parser.error(f"--rounds must be at least 1, got {rounds}")
     print(f"{args.scenario}: {first}\n  against {second}; {rounds} rounds; draws count as not won")
     print(f"{'won':>6} {'first':>6} {'second':>6} {'drawn':>6}  race")
-    rows = []
+    rows: list[tuple[str, RaceResult | BestRace]] = []
     for text, keywords in _TABLE:
         result = race(first, second, rounds=rounds, **keywords)  # type: ignore[arg-type]
         rows.append((text, result))
@@ -363,6 +537,14 @@ def main(argv: Sequence[str] | None = None) -> list[tuple[str, RaceResult]]:
             f"{result.won:6.3f} {result.won_first:6.3f} {result.won_second:6.3f} "
             f"{result.drawn:6.3f}  {text}"
         )
+    for text, exchanges, foe in _BEST:
+        best = best_race(first, second, exchanges, rounds=rounds, **foe)  # type: ignore[arg-type]
+        rows.append((text, best))
+        print(f"{best.won:6.3f} {best.won_first:6.3f} {best.won_second:6.3f} {'-':>6}  {text}")
+    print(
+        "On the duel these are ceilings: with the foe adjacent and facing it, no attack better "
+        "than +2 is reachable without provoking (turn_attacks; docs/training.md)."
+    )
     return rows
 
 
