@@ -72,6 +72,12 @@ class Fighter:
             crit_multiplier=attack.crit_multiplier,
         )
 
+    def strikes(self, modifier: int, ac: int) -> np.ndarray:
+        """:func:`damage_distribution` of its attack with ``modifier`` more against ``ac``."""
+        return damage_distribution(
+            self.attack_bonus + modifier, ac, self.damage, self.threat_range, self.crit_multiplier
+        )
+
 
 @dataclass(frozen=True)
 class RaceResult:
@@ -179,26 +185,10 @@ def _fight(
     state[a.hp, b.hp] = 1.0
     charge = opening == "charge"
     bonus = CHARGE_ATTACK_BONUS if charge else 0
-    steady_a = damage_distribution(
-        a.attack_bonus + mod_a, b.ac, a.damage, a.threat_range, a.crit_multiplier
-    )
-    steady_b = damage_distribution(
-        b.attack_bonus + mod_b, a.ac, b.damage, b.threat_range, b.crit_multiplier
-    )
-    open_a = damage_distribution(
-        a.attack_bonus + open_mod + bonus,
-        b.flat_footed_ac,
-        a.damage,
-        a.threat_range,
-        a.crit_multiplier,
-    )
-    reply_b = damage_distribution(
-        b.attack_bonus + mod_b,
-        a.ac + (CHARGE_AC_PENALTY if charge else 0),
-        b.damage,
-        b.threat_range,
-        b.crit_multiplier,
-    )
+    steady_a = a.strikes(mod_a, b.ac)
+    steady_b = b.strikes(mod_b, a.ac)
+    open_a = a.strikes(open_mod + bonus, b.flat_footed_ac)
+    reply_b = b.strikes(mod_b, a.ac + (CHARGE_AC_PENALTY if charge else 0))
     won = lost = 0.0
     for r in range(rounds):
         state, dropped = _strike(state, open_a if r == 0 else steady_a, axis=1)
@@ -270,22 +260,17 @@ def best_race(
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, got {rounds}")
 
-    def dist(att: Fighter, mod: int, ac: int) -> np.ndarray:
-        return damage_distribution(
-            att.attack_bonus + mod, ac, att.damage, att.threat_range, att.crit_multiplier
-        )
-
     openers = list(exchanges if opening_exchanges is None else opening_exchanges)
     if not openers:
         raise ValueError("best_race needs at least one opening exchange")
     charge = foe_opening == "charge"
-    mine = [dist(first, m, second.ac) for m, _ in exchanges]
-    mine_after_charge = [dist(first, m, second.ac + CHARGE_AC_PENALTY) for m, _ in exchanges]
-    theirs = [dist(second, f, first.ac) for _, f in exchanges]
-    opening = [dist(first, m, second.flat_footed_ac) for m, _ in openers]
-    opening_replies = [dist(second, f, first.ac) for _, f in openers]
-    foe_open = dist(
-        second, foe_opening_modifier + (CHARGE_ATTACK_BONUS if charge else 0), first.flat_footed_ac
+    mine = [first.strikes(m, second.ac) for m, _ in exchanges]
+    mine_after_charge = [first.strikes(m, second.ac + CHARGE_AC_PENALTY) for m, _ in exchanges]
+    theirs = [second.strikes(f, first.ac) for _, f in exchanges]
+    opening = [first.strikes(m, second.flat_footed_ac) for m, _ in openers]
+    opening_replies = [second.strikes(f, first.ac) for _, f in openers]
+    foe_open = second.strikes(
+        foe_opening_modifier + (CHARGE_ATTACK_BONUS if charge else 0), first.flat_footed_ac
     )
     zero = np.zeros((first.hp + 1, second.hp + 1))
 
@@ -351,11 +336,10 @@ class AttackOption:
 def turn_attacks(battle: Battle, *, max_actions: int = 4) -> set[AttackOption]:
     """Every attack the acting creature can reach this turn through at most
     ``max_actions`` moves, 5-foot steps and turns (depth-first on copies of ``battle``).
-    ``battle`` is not changed; the attacks of
-    opportunity drawn on the way are rolled from a fixed stream, and a way on which the
-    actor drops is left out. A state is searched again when reached with fewer attacks of
-    opportunity drawn or fewer actions spent than before, so neither the order of the
-    search nor its depth limit hides a cheaper way."""
+    ``battle`` is not changed; the attacks of opportunity drawn on the way are rolled from a
+    fixed stream, and a way on which the actor drops is left out. A state is searched again
+    when reached with fewer attacks of opportunity drawn or fewer actions spent than before,
+    so neither the order of the search nor its depth limit hides a cheaper way."""
     if battle.turn is None:
         raise ValueError("turn_attacks needs a battle in progress (engine.start)")
     me = battle.turn.actor
@@ -375,7 +359,7 @@ def turn_attacks(battle: Battle, *, max_actions: int = 4) -> set[AttackOption]:
             elif action.kind == engine.CHARGE:
                 after = b.copy()
                 events = engine.apply(after, action, Dice(0))
-                drawn = sum(1 for e in events if e.kind == "attack" and e.target == me)
+                drawn = _drawn(events, me)
                 charged = next((e for e in events if e.kind == "attack" and e.actor == me), None)
                 if charged is None or after.creature(me).hp <= 0:
                     continue  # dropped by an attack of opportunity on the way
@@ -389,9 +373,14 @@ def turn_attacks(battle: Battle, *, max_actions: int = 4) -> set[AttackOption]:
                 events = engine.apply(after, action, Dice(0))
                 if after.turn is None or after.turn.actor != me or after.creature(me).hp <= 0:
                     continue
-                drawn = sum(1 for e in events if e.kind == "attack" and e.target == me)
+                drawn = _drawn(events, me)
                 stack.append((after, provoked + drawn, depth + 1))
     return found
+
+
+def _drawn(events: list, me: str) -> int:
+    """Attacks made on ``me`` among ``events`` (of opportunity, or a readied one)."""
+    return sum(1 for e in events if e.kind == "attack" and e.target == me)
 
 
 def _search_key(battle: Battle) -> tuple:
