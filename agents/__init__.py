@@ -9,7 +9,12 @@ This is a subpackage, ``facing_env.agents``, rather than a top-level ``agents`` 
 that name is generic enough to collide with other installed distributions.
 
 >>> from facing_env.agents import make_agent
->>> agent = make_agent("flanker")  # "random", "aggressive", "flanker", "defensive", "model:PATH"
+>>> agent = make_agent("flanker")  # "random", "aggressive", "flanker", "defensive", "expert",
+>>> # "model:PATH"
+
+``expert`` (:mod:`facing_env.agents.expert`) is a search agent: it plans with the engine
+as its forward model, so it chooses from the battle (``act_battle``), which the game
+loops of :mod:`facing_env.match` and ``train.py`` give it (:func:`choose`).
 
 ``model:PATH`` plays a saved policy's most likely action; ``model:PATH@T`` samples it at
 temperature ``T`` (``@1``: as trained).
@@ -30,14 +35,15 @@ the creature table; a foe's speed is assumed to be 30 feet when judging its stri
 from __future__ import annotations
 
 from facing_env.agents.aggressive import AggressiveAgent
-from facing_env.agents.base import Agent, ScriptedAgent
+from facing_env.agents.base import Agent, ScriptedAgent, choose, fork
 from facing_env.agents.batch import BATCH_AGENT_NAMES, BatchAgent, make_batch_agent
 from facing_env.agents.defensive import DefensiveAgent
+from facing_env.agents.expert import ExpertAgent
 from facing_env.agents.flanker import FlankerAgent
 from facing_env.agents.random_agent import RandomAgent
 from facing_env.agents.view import ObservationView
 
-AGENT_NAMES: tuple[str, ...] = ("random", "aggressive", "flanker", "defensive")
+AGENT_NAMES: tuple[str, ...] = ("random", "aggressive", "flanker", "defensive", "expert")
 """Names :func:`make_agent` accepts, besides ``model:PATH`` and ``rllib:PATH[#MODULE_ID]``."""
 
 _SCRIPTED = {
@@ -45,6 +51,7 @@ _SCRIPTED = {
     "aggressive": AggressiveAgent,
     "flanker": FlankerAgent,
     "defensive": DefensiveAgent,
+    "expert": ExpertAgent,
 }
 
 
@@ -98,10 +105,13 @@ __all__ = [
     "AggressiveAgent",
     "BatchAgent",
     "DefensiveAgent",
+    "ExpertAgent",
     "FlankerAgent",
     "ObservationView",
     "RandomAgent",
     "ScriptedAgent",
+    "choose",
+    "fork",
     "make_agent",
     "make_batch_agent",
 ]

@@ -18,7 +18,7 @@ import numpy as np
 
 import facing_env
 from facing_env import engine
-from facing_env.agents.base import Agent
+from facing_env.agents.base import Agent, choose
 from facing_env.events import Event
 
 
@@ -60,7 +60,7 @@ def play(
             continue
         mask = observation["action_mask"]
         agent = agents[raw.teams[raw.agent_to_id[name]]]
-        action = agent.act(observation["observation"], mask, rng)
+        action = choose(agent, observation["observation"], mask, rng, lambda: raw.battle)
         if not (isinstance(action, (int, np.integer)) and 0 <= action < mask.size and mask[action]):
             raise MaskViolation(f"{scenario} seed {seed}: {name} chose masked action {action!r}")
         env.step(int(action))

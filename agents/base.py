@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from facing_env.agents.batch import BatchAgent
+
+if TYPE_CHECKING:
+    from facing_env.battle import Battle
 
 
 @runtime_checkable
@@ -50,14 +54,55 @@ class ScriptedAgent:
 
 
 def act_batch(
-    agent: Agent, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator
+    agent: Agent,
+    observations: np.ndarray,
+    masks: np.ndarray,
+    rng: np.random.Generator,
+    battles: Callable[[int], Battle] | None = None,
+    games: np.ndarray | None = None,
 ) -> np.ndarray:
     """One action per row of ``(N, D)`` observations and ``(N, A)`` masks: the agent's own
     ``act_batch`` when it has one (the scripted and learned agents), else ``act`` row by
-    row; ``(N,)`` int64."""
+    row; ``(N,)`` int64. A planning agent (``plans``) gets row ``j``'s battle as
+    ``battles(games[j])`` and keeps one plan per game (``games``: the rows' battle
+    indices, e.g. of a ``VectorEnv``)."""
+    if getattr(agent, "plans", False):
+        if battles is None or games is None:
+            raise TypeError(f"{getattr(agent, 'name', agent)!r} plans with the battle: none given")
+        return np.array(
+            [
+                agent.act_battle(battles(int(g)), m, rng, game=int(g))  # type: ignore[attr-defined]
+                for g, m in zip(games, masks, strict=True)
+            ],
+            dtype=np.int64,
+        )
     batch = getattr(agent, "act_batch", None)
     if batch is not None:
         return np.asarray(batch(observations, masks, rng), dtype=np.int64)
     return np.array(
         [agent.act(o, m, rng) for o, m in zip(observations, masks, strict=True)], dtype=np.int64
     )
+
+
+def choose(
+    agent: Agent,
+    observation: np.ndarray,
+    action_mask: np.ndarray,
+    rng: np.random.Generator,
+    battle: Callable[[], Battle] | None = None,
+) -> int:
+    """One agent's action: ``act`` for the agents that read the observation, and
+    ``act_battle(battle(), action_mask, rng)`` for those that plan with the engine
+    (``plans`` true: the ``expert``), which need the game loop to give the battle."""
+    if getattr(agent, "plans", False):
+        if battle is None:
+            raise TypeError(f"{getattr(agent, 'name', agent)!r} plans with the battle: none given")
+        return int(agent.act_battle(battle(), action_mask, rng))  # type: ignore[attr-defined]
+    return int(agent.act(observation, action_mask, rng))
+
+
+def fork(agent: Agent) -> Agent:
+    """The agent for one more game played side by side: a planning agent's ``fork()``
+    (its own plan), any other agent itself (they keep nothing between calls)."""
+    make = getattr(agent, "fork", None)
+    return make() if make is not None else agent

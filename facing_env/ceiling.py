@@ -1,16 +1,15 @@
-"""What the best play can win in a one-on-one fight: exact ceilings for the training targets.
+"""Exact win chances of fixed-modifier damage races in a one-on-one fight: a calculator.
 
-``python -m facing_env.ceiling [--scenario duel]`` answers "can any policy win X against
-agent Y here?" with two exact tools, both on the object engine and the scenario's own
-creatures:
+``python -m facing_env.ceiling [--scenario duel]`` answers "what does a fight win in which
+every attack of each side carries a fixed facing modifier?" with two exact tools, both on
+the object engine and the scenario's own creatures:
 
 - :func:`turn_attacks` searches every sequence of walking, 5-foot steps and turns the acting
   creature can take this turn (up to ``max_actions`` of them) and lists every attack it can
   reach: the attack's facing modifier (UA-ATK-01..02 plus UA-OPP-01..02) and the attacks of
-  opportunity it provoked on the way (SRD-AOO-02, SRD-AOO-04). With the foe adjacent and
-  facing it, no attack better than +2 is reachable without provoking: a 5-foot step moves
-  one area round the foe (front to flank, flank to rear; UA-MOVE-05, UA-MOVE-06) and the foe
-  turns to face its attacker every turn (UA-MOVE-02).
+  opportunity it provoked on the way (SRD-AOO-02, SRD-AOO-04). It looks at one turn from
+  one position: what the turns before set up (a cornered foe, a foe left facing a
+  diagonal, a readied attack) is outside it.
 - :func:`race` is the exact probability (forward dynamic programming over both creatures'
   hit points, no sampling) that a fight in which every attack of each side carries a fixed
   facing modifier ends in the first creature's victory, with the opening as the engine plays
@@ -20,9 +19,13 @@ creatures:
   and for both hit-point totals, the best of several exchanges (an attack's modifier and
   the modifier it leaves the foe's next attack), by backward dynamic programming.
 
-Together they bound a duel: against ``aggressive``, which never steps and always turns to
-face its foe, the learner's attacks carry at most +2 and its own 0, so
-``race(..., modifier=2, foe_modifier=0)`` is the ceiling of any policy (docs/training.md).
+**What a race bounds is a race, not a policy.** A race fixes the modifiers each side's
+attacks carry; a policy can change them over the fight (a 5-foot step into the rear of a
+foe that turns only when it must, flanking a cornered foe turn after turn, a readied
+attack that lands in the rear of a foe walking in, an opening that makes the foe waste its
+first turn). An earlier version of this module called the duel's races (0.660 against
+``aggressive``, 0.521 against ``flanker``) ceilings of any policy; the ``expert`` search
+agent wins more than both (docs/training.md, "What the races do not bound").
 """
 
 from __future__ import annotations
@@ -250,7 +253,8 @@ def best_race(
     on the flat-footed foe with the best of ``opening_exchanges`` (default: ``exchanges``);
     without it, the foe opens with ``foe_opening`` and ``foe_opening_modifier`` as in
     :func:`race`. Any exchange may follow any other, so where the board allows fewer
-    (from a diagonal you cannot take +2 at once) this is an upper bound. Backward dynamic
+    (from a diagonal you cannot take +2 at once) this is an upper bound of the race with
+    these exchanges (not of a policy, which can make other exchanges). Backward dynamic
     programming over both hit-point totals, attack by attack; draws after ``rounds``
     rounds (not won)."""
     if not exchanges:
@@ -478,7 +482,7 @@ _TABLE: tuple[tuple[str, dict[str, int | str]], ...] = (
 
 _BEST: tuple[tuple[str, tuple[tuple[int, int], ...], dict[str, int | str]], ...] = (
     (
-        "against flanker, an upper bound: each turn the best of +2 for +2 and 0 for 0, "
+        "against flanker's exchanges: each turn the best of +2 for +2 and 0 for 0, "
         "flanker opening from the front",
         ((2, 2), (0, 0)),
         {"foe_opening_modifier": 0},
@@ -498,7 +502,8 @@ def main(argv: Sequence[str] | None = None) -> list[tuple[str, RaceResult | Best
         prog="python -m facing_env.ceiling",
         description=(
             "Exact win chances of a one-on-one scenario's damage race for fixed facing "
-            "modifiers (the ceilings of docs/training.md)."
+            "modifiers. A race fixes the modifiers; a policy can change them over the fight, "
+            "so these are not bounds on what a policy can win."
         ),
     )
     parser.add_argument("--scenario", default="duel", help="a one-on-one scenario (default duel)")
@@ -531,8 +536,8 @@ def main(argv: Sequence[str] | None = None) -> list[tuple[str, RaceResult | Best
         rows.append((text, best))
         print(f"{best.won:6.3f} {best.won_first:6.3f} {best.won_second:6.3f} {'-':>6}  {text}")
     print(
-        "On the duel these are ceilings: with the foe adjacent and facing it, no attack better "
-        "than +2 is reachable without provoking (turn_attacks; docs/training.md)."
+        "These are races with fixed modifiers, not bounds on a policy: play that changes the "
+        "modifiers over the fight (the expert agent) wins more (docs/training.md)."
     )
     return rows
 

@@ -120,11 +120,11 @@ def demonstrations(
         battles = wins = 0
         while len(done_actions) < samples:
             masks = env.action_masks().copy()
-            actions = act_batch(teacher, obs, masks, rng)
+            actions = act_batch(teacher, obs, masks, rng, env.venv.battle, np.arange(num_envs))
             for i in range(num_envs):
                 open_[i].append((obs[i].copy(), masks[i], int(actions[i]), 0.0))
             if player is not None:
-                actions = act_batch(player, obs, masks, rng)
+                actions = act_batch(player, obs, masks, rng, env.venv.battle, np.arange(num_envs))
             obs, rewards, dones, infos = env.step(actions)
             for i in range(num_envs):
                 o, m, a, _ = open_[i][-1]

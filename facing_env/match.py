@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Mapping
 
 import numpy as np
@@ -153,6 +154,9 @@ def play_game(
     missing = set(env.scenario.teams) - set(team_agents)
     if missing:
         raise ValueError(f"no agent for team(s) {sorted(missing)} of scenario {scenario!r}")
+    from facing_env.agents.base import choose, fork
+
+    team_agents = {t: fork(a) for t, a in team_agents.items()}
     rng = np.random.default_rng([seed, 0xFACE])
     actions: list[tuple[str, int | None]] = []
     origins: dict[int, Pos] = {}
@@ -162,7 +166,9 @@ def play_game(
             action = None
         else:
             team = env.teams[env.agent_to_id[agent]]
-            action = int(team_agents[team].act(obs["observation"], obs["action_mask"], rng))
+            action = choose(
+                team_agents[team], obs["observation"], obs["action_mask"], rng, lambda: env.battle
+            )
         actions.append((agent, action))
         before = len(env.events)
         env.step(action)
@@ -206,12 +212,14 @@ def play_games(
     ``deterministic`` and have ``act_batch`` (the scripted agents but ``random``, a
     saved policy at temperature 0) choose for all their games in one call; the others
     act game by game with that game's generator. ``progress(1)`` is called per game."""
-    from facing_env.agents.base import act_batch
+    from facing_env.agents.base import act_batch, choose, fork
     from facing_env.vector import VectorEnv
 
     results: list[GameResult] = []
     for start in range(0, len(lineups), MAX_BATCH):
-        block = lineups[start : start + MAX_BATCH]
+        block = [
+            {t: fork(a) for t, a in lineup.items()} for lineup in lineups[start : start + MAX_BATCH]
+        ]
         venv = VectorEnv(scenario, len(block), seed=seed + start, record_events=True, **env_kwargs)
         obs, info = venv.reset()
         n = len(block)
@@ -238,7 +246,7 @@ def play_games(
                     groups.setdefault(id(agent), []).append(int(g))
                 else:
                     o, m = obs["observation"][g], obs["action_mask"][g]
-                    acts[g] = int(agent.act(o, m, rngs[g]))
+                    acts[g] = choose(agent, o, m, rngs[g], partial(venv.battle, int(g)))
             for members in groups.values():
                 sel = np.array(members)
                 agent = block[members[0]][sides[members[0]][info["agent"][members[0]]]]

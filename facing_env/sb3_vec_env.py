@@ -322,7 +322,12 @@ class TeamVecEnv(VecEnv):
                 sel = which[self._opponent[which] == j]
                 agent = self._pool[j][1]
                 acts[sel] = act_batch(
-                    agent, obs["observation"][sel], obs["action_mask"][sel], self._rng
+                    agent,
+                    obs["observation"][sel],
+                    obs["action_mask"][sel],
+                    self._rng,
+                    battles=venv.battle,
+                    games=sel,
                 )
             active = waiting
         self._obs[:] = obs["observation"]

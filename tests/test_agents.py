@@ -10,7 +10,7 @@ import pytest
 
 import facing_env
 from facing_env.actions import ATTACK_BASE, FIVE_FOOT_BASE, READY_INDEX, TURN_BASE
-from facing_env.agents import AGENT_NAMES, ObservationView, make_agent
+from facing_env.agents import AGENT_NAMES, ObservationView, choose, make_agent
 from facing_env.agents.arena import Episode, attack_origins, play, wilson
 from facing_env.agents.view import layout_of
 from facing_env.scenario import load_scenario, scenario_from_dict
@@ -50,7 +50,13 @@ def _actions(scenario: str, name: str, seed: int) -> list[int]:
         observation, _, termination, truncation, _ = env.last()
         action = None
         if not (termination or truncation):
-            action = agent.act(observation["observation"], observation["action_mask"], rng)
+            action = choose(
+                agent,
+                observation["observation"],
+                observation["action_mask"],
+                rng,
+                lambda: env.unwrapped.battle,
+            )
             out.append(action)
         env.step(action)
     return out
@@ -80,13 +86,14 @@ def test_random_agent_follows_its_generator() -> None:
 
 
 def test_make_agent_names() -> None:
-    assert AGENT_NAMES == ("random", "aggressive", "flanker", "defensive")
+    assert AGENT_NAMES == ("random", "aggressive", "flanker", "defensive", "expert")
     for name in AGENT_NAMES:
         assert callable(make_agent(name).act)
+    assert callable(make_agent("expert").act_battle)
 
 
 def test_make_agent_unknown_name_lists_the_valid_ones() -> None:
-    with pytest.raises(ValueError, match="random, aggressive, flanker, defensive, model:PATH"):
+    with pytest.raises(ValueError, match="flanker, defensive, expert, model:PATH"):
         make_agent("sneaky")
 
 

@@ -182,11 +182,12 @@ def test_best_race_with_one_exchange_is_the_race():
     assert (best.won_first, best.won_second) == pytest.approx((fixed.won_first, fixed.won_second))
 
 
-def test_duel_ceiling_against_flanker():
-    """Against `flanker` the learner may pick each turn +2 for +2 (from its flank) or 0
-    for 0 (from its front diagonal): at best 0.521 (0.565 with the initiative, 0.477
-    without), above the best fixed race (0.508) and far below 0.60. Against `aggressive`
-    0 for 0 never helps: the choice gives the fixed race's 0.660."""
+def test_duel_race_of_flankers_exchanges():
+    """The race in which the learner picks each turn +2 for +2 (from `flanker`'s flank) or
+    0 for 0 (from its front diagonal): 0.521 (0.565 with the initiative, 0.477 without),
+    above the best fixed race (0.508). A race, not a bound on a policy: play that changes
+    the exchanges (the expert) wins more. With `aggressive`'s exchanges 0 for 0 never
+    helps: the choice gives the fixed race's 0.660."""
     a, b = duel_fighters("duel")
     best = best_race(a, b, [(2, 2), (0, 0)], foe_opening_modifier=0)
     assert (round(best.won, 3), round(best.won_first, 3), round(best.won_second, 3)) == (
@@ -200,7 +201,7 @@ def test_duel_ceiling_against_flanker():
     assert round(aggressive.won, 3) == 0.660
 
 
-def test_duel_ceiling_against_aggressive():
+def test_duel_race_against_aggressives_exchanges():
     """The duel's fighters with the learner always attacking from the flank (+2) and the
     foe from the front, the foe charging when it has the initiative: 0.660 (0.704 with the
     initiative, 0.616 without). Always from the rear would give 0.785."""

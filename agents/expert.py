@@ -1,0 +1,508 @@
+"""The ``expert`` agent: a search over its own turn and the foes' replies, with the
+batched engine as its forward model (:mod:`facing_env.agents.lookahead`).
+
+At the start of each of its creatures' turns (and again whenever the battle is not where
+its plan said it would be, as after a roll that differed from its mean) the expert:
+
+1. **lists its turns**: a breadth-first search over every legal action of the acting
+   creature (move, step without turning, 5-foot step, turn, attack, ready, charge,
+   withdraw; not run), each state visited once, down to every way the turn can end;
+2. **scores each ending** (:func:`evaluate`): expected damage dealt minus taken since the
+   plan began, a bonus for each kill and for the battle won or lost, and where everyone
+   stands: each creature's best attack after at most a 5-foot step
+   (:func:`~facing_env.agents.lookahead.attack_potential`), counted fully for the side
+   that acts next and at :data:`OTHER_SIDE` for the other;
+3. **plays out the foes' replies** to the :data:`REPLIES` best endings: each foe that acts
+   before the expert's side again gets the same search over its own turn and takes the
+   reply that is worst for the expert (minimax under the expert's score), with one
+   exception: **foes do not anticipate readied attacks** (they choose as if no one were
+   readied; the chosen reply is then played with the readied attacks going off). This is
+   the one assumption the expert makes of every foe; it never reads which agent it faces;
+4. plays the first action of the best plan, and the next ones while the battle stays
+   where the plan predicted.
+
+Every attack in the search deals its expected damage (the engine's ``mean`` dice): the
+expert never reads the dice stream, and given a battle it always chooses the same action
+(ties go to the lower action index), so it is deterministic and needs no generator.
+
+It reads the battle, not the observation vector: the positions, facings, hit points,
+stat blocks and turn state the observation encodes, in the engine's own form (a
+:class:`~facing_env.battle.Battle` holds no dice). Game loops give it the battle through
+:meth:`ExpertAgent.act_battle` (:func:`facing_env.agents.base.choose`).
+
+Tactics it finds this way (tested on ASCII positions in ``tests/test_expert.py``): the
+5-foot step into the rear of a foe left facing diagonally (+4 without provoking), the
+corner trap (a cornered foe flanked again and again by alternating 5-foot steps), a
+readied attack into the rear of a foe that steps into its flank keeping its facing, and
+an opening that waits, readied, out of the foe's charge.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from facing_env.actions import (
+    ATTACK_BASE,
+    FIVE_FOOT_BASE,
+    MOVE_BASE,
+    READY_INDEX,
+    RUN_INDEX,
+    STEP_BASE,
+    TURN_BASE,
+)
+from facing_env.agents.lookahead import _AREA_VALUE, Lookahead, attack_potential
+from facing_env.battle import Battle
+from facing_env.fast.tables import FRONT_CODE
+
+REPLIES = 10
+"""How many of its best turn endings the expert plays the foes' replies to."""
+KILL = 25.0
+"""Value of a foe down (in hit points), besides the damage that took it down."""
+WIN = 1000.0
+"""Value of the battle won (lost: minus this)."""
+OTHER_SIDE = 0.5
+"""Weight of the attack potential of the side that does not act next."""
+APPROACH = 0.01
+"""Per square between the expert's creatures and their nearest foe: the tie-break that
+walks toward the fight when nothing else differs."""
+ENGAGED_WALK = 3
+"""Squares a search walks, at most, while a foe is within a step of its reach (walking
+there draws attacks of opportunity: a few squares reach any side of the foe)."""
+MAX_DEPTH = 24
+"""Actions in one turn the search looks at, at most."""
+MAX_REPLY_ROUNDS = 4
+"""Foe turns played out after the expert's turn, at most (until its side acts again)."""
+
+
+class ExpertAgent:
+    """The search agent (see the module docstring)."""
+
+    name: ClassVar[str] = "expert"
+    deterministic: ClassVar[bool] = True
+    plans: ClassVar[bool] = True
+    """Chooses from the battle (:meth:`act_battle`), not from the observation alone."""
+
+    def __init__(self, replies: int = REPLIES, capacity: int = 16384) -> None:
+        self.replies = replies
+        self.look = Lookahead(capacity)
+        self._plans: dict[int, list[tuple[int, np.uint64]]] = {}
+
+    def fork(self) -> ExpertAgent:
+        """An expert for another game: its own plan, the same search rows (games played
+        side by side each get one, so a plan never crosses from one game to another)."""
+        other = object.__new__(ExpertAgent)
+        other.replies = self.replies
+        other.look = self.look
+        other._plans = {}
+        return other
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: object) -> int:
+        """Not available: the expert plans with the battle (:meth:`act_battle`)."""
+        raise TypeError(
+            "the expert agent plans with the engine and needs the battle: call "
+            "act_battle(battle, action_mask), or play it through facing_env.match"
+        )
+
+    def act_battle(
+        self, battle: Battle, action_mask: np.ndarray, rng: object = None, game: int = 0
+    ) -> int:
+        """The action to take now in ``battle`` (its acting creature's), one the mask
+        allows. ``game`` names the battle among those this agent plays side by side: each
+        keeps its own plan."""
+        mask = np.asarray(action_mask)
+        plan = self._plans.get(game)
+        if plan and self.look.fits(battle, mask.shape[0]):
+            self.look.load_root(battle)
+            key = self.look.hashes(np.zeros(1, dtype=np.int64))[0]
+            action, expected = plan[0]
+            if key == expected and 0 <= action < mask.shape[0] and mask[action]:
+                plan.pop(0)
+                return action
+        plan = self._plans[game] = self.plan(battle, mask.shape[0])
+        action = plan.pop(0)[0] if plan else 0
+        return action if 0 <= action < mask.shape[0] and mask[action] else 0
+
+    # -- the search -----------------------------------------------------------------------
+
+    def plan(self, battle: Battle, n_actions: int) -> list[tuple[int, np.uint64]]:
+        """The best turn from here: its actions, each with the key of the state it is
+        taken in."""
+        look = self.look
+        look.load(battle, n_actions)
+        s = look.state
+        team = int(s.team[0, s.actor[0]])
+        allow = np.ones(n_actions, dtype=np.int8)
+        allow[RUN_INDEX] = 0
+        leaves = turn_tree(look, np.zeros(1, dtype=np.int64), allow)
+        if leaves.size == 0:
+            return []
+        first = evaluate(look, leaves, team)
+        order = np.lexsort((leaves, -first))
+        top = leaves[order[: self.replies]]
+        final = self.replies_value(top, team, n_actions)
+        best = top[np.lexsort((np.arange(top.size), -first[order[: top.size]], -final))[0]]
+        return plan_steps(look, int(best))
+
+    def replies_value(self, rows: np.ndarray, team: int, n_actions: int) -> np.ndarray:
+        """The score of each of ``rows`` after the foes' replies (module docstring, 3)."""
+        look = self.look
+        s = look.state
+        cur = rows.copy()
+        for _ in range(MAX_REPLY_ROUNDS):
+            actor = s.actor[cur]
+            foe = (actor >= 0) & (s.team[cur, np.maximum(actor, 0)] != team)
+            if not foe.any():
+                break
+            groups = np.flatnonzero(foe)
+            roots = look.copy_rows(cur[groups])
+            if roots.size < groups.size:
+                break
+            mine = s.team[roots] == team
+            readied = (s.readied[roots] & mine).any(axis=1)
+            s.readied[roots] = s.readied[roots] & ~mine  # the foe does not see them coming
+            look.parent[roots] = -1
+            look.action[roots] = -1  # a new turn: nothing done in it yet
+            chosen = self._foe_turns(roots, team, n_actions)
+            for g, root, leaf, was_readied in zip(groups, roots, chosen, readied, strict=True):
+                if leaf < 0:
+                    continue
+                if was_readied:
+                    leaf = replay(look, int(cur[g]), look.path(int(leaf), stop=int(root)))
+                    if leaf < 0:
+                        continue
+                cur[g] = leaf
+        return evaluate(look, cur, team)
+
+    def _foe_turns(self, roots: np.ndarray, team: int, n_actions: int) -> np.ndarray:
+        """The reply each root's foe takes: the leaf of its turn worst for ``team``."""
+        look = self.look
+        s = look.state
+        allow = np.ones((roots.size, n_actions), dtype=np.int8)
+        allow[:, RUN_INDEX] = 0
+        engaged = _engaged(look, roots)
+        allow[np.ix_(engaged, np.arange(MOVE_BASE, FIVE_FOOT_BASE))] = 0  # 5-foot steps only
+        group = np.full(look.capacity, -1, dtype=np.int64)
+        group[roots] = np.arange(roots.size)
+        leaves = turn_tree(look, roots, allow, group, approach=~engaged)
+        chosen = np.full(roots.size, -1, dtype=np.int64)
+        if leaves.size == 0:
+            return chosen
+        value = evaluate(look, leaves, team)
+        order = np.lexsort((leaves, value, group[leaves]))
+        g = group[leaves[order]]
+        firsts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+        chosen[g[firsts]] = leaves[order[firsts]]
+        del s
+        return chosen
+
+
+def _engaged(look: Lookahead, rows: np.ndarray) -> np.ndarray:
+    """Whether each row's actor has a foe within its reach now (then a foe's reply is
+    searched with 5-foot steps but no walking: walking away from a foe provokes, and the
+    expert's own walks stop after :data:`ENGAGED_WALK` squares)."""
+    s = look.state
+    out = np.zeros(rows.size, dtype=bool)
+    for j, i in enumerate(rows):
+        a = s.actor[i]
+        reach = s.reach[i, a] // 5
+        for f in range(s.n_creatures[i]):
+            if s.team[i, f] == s.team[i, a] or not s.present[i, f] or s.hp[i, f] <= 0:
+                continue
+            dist = max(abs(int(s.x[i, f]) - int(s.x[i, a])), abs(int(s.y[i, f]) - int(s.y[i, a])))
+            if dist <= max(reach, 1):
+                out[j] = True
+    return out
+
+
+def turn_tree(
+    look: Lookahead,
+    roots: np.ndarray,
+    allow: np.ndarray,
+    group: np.ndarray | None = None,
+    approach: np.ndarray | None = None,
+) -> np.ndarray:
+    """Every way the acting creature's turn can end from each root row, breadth first:
+    the rows where the turn has ended (or the battle), each ending once per root.
+
+    ``allow`` masks the actions searched (``(A,)``, or ``(len(roots), A)`` per root,
+    carried down by ``group``, which maps a row to its root's index). The search walks
+    with ``MOVE`` (it turns toward each step: facing is free during a move, UA-MOVE-01, so
+    a step without turning never costs less), turns only where it stops, and keeps of the
+    walks that reach the same place the one with the most movement left. Roots flagged in
+    ``approach`` walk only toward their nearest foe."""
+    s = look.state
+    per_root = allow.ndim == 2
+    slots = (look.n_actions - ATTACK_BASE) // 3
+    per_group = group is not None
+    engaged = _engaged(look, roots)
+    best: dict[int, int] = {}
+    frontier = _admit(look, roots, group, best)
+    leaves = []
+    for _ in range(MAX_DEPTH):
+        if frontier.size == 0:
+            break
+        legal = look.mask[frontier] & (allow[group[frontier]] if per_root else allow[None, :])
+        legal[:, STEP_BASE:FIVE_FOOT_BASE] = 0
+        last = look.action[frontier]
+        turned = (last >= TURN_BASE) & (last < RUN_INDEX)
+        legal[np.ix_(turned, np.arange(MOVE_BASE, RUN_INDEX))] = 0  # turn, then act
+        acted = (last == READY_INDEX) | ((last >= ATTACK_BASE) & (last < ATTACK_BASE + slots))
+        legal[np.ix_(acted, np.arange(MOVE_BASE, STEP_BASE))] = 0  # walk, then act
+        if per_group:  # a foe's reply ends with its attack (module docstring, 3)
+            legal[np.ix_(acted, np.arange(FIVE_FOOT_BASE, TURN_BASE))] = 0
+        flags = (
+            approach[group[frontier]]
+            if approach is not None and group is not None
+            else np.zeros(frontier.size, dtype=bool)
+        )
+        near = engaged[group[frontier]] if per_group else np.full(frontier.size, engaged[0])
+        _restrict(look, frontier, legal, flags, near, np.full(frontier.size, per_group))
+        pr, actions = np.nonzero(legal)
+        parents = frontier[pr]
+        children = look.expand(parents, actions)
+        parents = parents[: children.size]
+        if group is not None:
+            group[children] = group[parents]
+        ended = (
+            (s.index[children] != s.index[parents])
+            | (s.round[children] != s.round[parents])
+            | (s.actor[children] < 0)
+        )
+        done = children[ended]
+        if done.size:
+            keys = _keys(look, done, group)
+            _, first = np.unique(keys, return_index=True)
+            leaves.append(done[np.sort(first)])
+        if look.room(1) == 0:
+            break
+        frontier = _admit(look, children[~ended], group, best)
+    if not leaves:
+        return np.zeros(0, dtype=np.int64)
+    out = np.concatenate(leaves)
+    keys = _keys(look, out, group)
+    _, first = np.unique(keys, return_index=True)
+    return out[np.sort(first)]
+
+
+def _admit(
+    look: Lookahead, rows: np.ndarray, group: np.ndarray | None, best: dict[int, int]
+) -> np.ndarray:
+    """The rows worth searching on: of those that stand alike (:func:`state_hash` with
+    ``walking``), the one with the most movement left, unless one seen before had as much."""
+    if rows.size == 0:
+        return rows
+    keys = _keys(look, rows, group, walking=True)
+    left = look.state.turn_movement_left[rows].astype(np.int64)
+    order = np.lexsort((-left, keys))
+    keep = []
+    previous = None
+    for j in order:
+        k = int(keys[j])
+        if k == previous:
+            continue
+        previous = k
+        m = int(left[j])
+        if k in best:
+            continue
+        best[k] = m
+        keep.append(j)
+    return rows[np.sort(np.array(keep, dtype=np.int64))]
+
+
+def _foe_distance(look: Lookahead, rows: np.ndarray, dx: int = 0, dy: int = 0) -> np.ndarray:
+    """Cells from each row's actor, moved by ``(dx, dy)``, to its nearest living foe
+    (anchor to anchor, less the foe's footprint's extent; large when there is none)."""
+    s = look.state
+    actor = np.maximum(s.actor[rows], 0)
+    ax = s.x[rows, actor].astype(np.int64) + dx
+    ay = s.y[rows, actor].astype(np.int64) + dy
+    team = s.team[rows, actor]
+    foe = (s.team[rows] != team[:, None]) & s.present[rows] & (s.hp[rows] > 0)
+    hexes = (s.kind[rows] == 1)[:, None]
+    ddx = s.x[rows].astype(np.int64) - ax[:, None]
+    ddy = s.y[rows].astype(np.int64) - ay[:, None]
+    # a footprint wider than one cell: measure to its nearest cell (square grids)
+    width = np.maximum(s.size[rows].astype(np.int64) - 4, 0)  # Size 4 = Medium
+    own = np.maximum(s.size[rows, actor].astype(np.int64) - 4, 0)[:, None]
+    ddx = np.where((ddx < 0) & ~hexes, np.minimum(ddx + width, 0), ddx)
+    ddy = np.where((ddy < 0) & ~hexes, np.minimum(ddy + width, 0), ddy)
+    ddx = np.where((ddx > 0) & ~hexes, np.maximum(ddx - own, 0), ddx)
+    ddy = np.where((ddy > 0) & ~hexes, np.maximum(ddy - own, 0), ddy)
+    d = _distance(ddx, ddy, hexes)
+    return np.where(foe, d, 1 << 20).min(axis=1)
+
+
+def _restrict(
+    look: Lookahead,
+    rows: np.ndarray,
+    legal: np.ndarray,
+    approach: np.ndarray,
+    engaged: np.ndarray,
+    lazy: np.ndarray,
+) -> None:
+    """What a turn's search leaves out (:func:`turn_tree`): turning with no foe within two
+    squares of its reach, a 5-foot step with none within one, and for ``approach`` rows
+    every walking step that does not near the nearest foe."""
+    s, t = look.state, look.tables
+    actor = np.maximum(s.actor[rows], 0)
+    reach = s.reach[rows, actor].astype(np.int64) // 5
+    near = _foe_distance(look, rows)
+    walked = s.speed[rows, actor] // 5 - s.turn_movement_left[rows]
+    engaged_walk = s.turn_moving[rows] & (walked >= ENGAGED_WALK) & engaged
+    legal[np.ix_(engaged_walk, np.arange(MOVE_BASE, STEP_BASE))] = 0
+    far = near > reach + 2
+    legal[np.ix_(far, np.arange(TURN_BASE, RUN_INDEX))] = 0
+    legal[:, TURN_BASE:RUN_INDEX] &= _toward_foe(look, rows, lazy)
+    legal[np.ix_(near > reach + 1, np.arange(FIVE_FOOT_BASE, TURN_BASE))] = 0
+    if not approach.any():
+        return
+    idx = np.flatnonzero(approach)
+    sub = legal[idx, MOVE_BASE:STEP_BASE]
+    for d in range(t.vectors.shape[0]):
+        then = _foe_distance(look, rows[idx], int(t.vectors[d, 0]), int(t.vectors[d, 1]))
+        sub[(then >= near[idx]) & (then > reach[idx] + 1), d] = 0
+    legal[idx, MOVE_BASE:STEP_BASE] = sub
+
+
+def _toward_foe(look: Lookahead, rows: np.ndarray, lazy: np.ndarray) -> np.ndarray:
+    """``(len(rows), 8)`` int8: the TURN slots searched, the facing toward the actor's
+    nearest living foe and the allowed facings either side of it (a creature that turns
+    its back on every foe is never what a turn's end wants). ``lazy`` rows (the foes'
+    replies) turn only toward that foe, and only when it stands outside their front."""
+    s, t = look.state, look.tables
+    out = np.zeros((rows.size, RUN_INDEX - TURN_BASE), dtype=np.int8)
+    r = t.radius
+    for j, i in enumerate(rows):
+        a = s.actor[i]
+        if a < 0:
+            continue
+        best, target = 1 << 30, -1
+        for f in range(s.n_creatures[i]):
+            if s.team[i, f] == s.team[i, a] or not s.present[i, f] or s.hp[i, f] <= 0:
+                continue
+            d = abs(int(s.x[i, f]) - int(s.x[i, a])) + abs(int(s.y[i, f]) - int(s.y[i, a]))
+            if d < best:
+                best, target = d, f
+        if target < 0:
+            continue
+        sa, sb = s.shape[i, a], s.shape[i, target]
+        dx = int(s.x[i, target]) - int(s.x[i, a])
+        dy = int(s.y[i, target]) - int(s.y[i, a])
+        if abs(dx) > r or abs(dy) > r:
+            continue
+        facing = t.facing_to[sa, s.facing[i, a], sb, dy + r, dx + r]
+        allowed = np.flatnonzero(t.allowed[sa])
+        if facing not in allowed:
+            continue
+        k = int(np.searchsorted(allowed, facing))
+        n = allowed.size
+        if lazy[j]:
+            if t.area[sa, s.facing[i, a], dy + r, dx + r] != FRONT_CODE:
+                out[j, k] = 1
+            continue
+        for slot in (k - 1, k, k + 1):
+            out[j, slot % n] = 1
+    return out
+
+
+def _distance(dx: np.ndarray, dy: np.ndarray, hexes: np.ndarray) -> np.ndarray:
+    """Cells between two cells (square: the longer leg; hex: axial distance)."""
+    square = np.maximum(np.abs(dx), np.abs(dy))
+    hexd = (np.abs(dx) + np.abs(dy) + np.abs(dx + dy)) // 2
+    return np.where(hexes, hexd, square)
+
+
+_GROUP_KEY = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _keys(
+    look: Lookahead, rows: np.ndarray, group: np.ndarray | None, walking: bool = False
+) -> np.ndarray:
+    """State keys of rows, distinct per root when the search has several (``group``)."""
+    keys = look.hashes(rows, walking)
+    if group is None:
+        return keys
+    with np.errstate(over="ignore"):
+        return keys + group[rows].astype(np.uint64) * _GROUP_KEY
+
+
+def evaluate(look: Lookahead, rows: np.ndarray, team: int) -> np.ndarray:
+    """The expert's score of each row for ``team`` (module docstring, 2), in hit points."""
+    s = look.state
+    k = s.n_creatures[0]
+    present = s.present[0, :k]
+    mine = (s.team[0, :k] == team) & present
+    foes = (s.team[0, :k] != team) & present
+    hp0 = np.maximum(s.hp[0, :k], 0.0)
+    hp = s.hp[rows, :k]
+    lost = hp0[None, :] - hp  # below 0 too: a blow's mean past death is its chance to kill
+    dead = (hp <= 0) & (hp0[None, :] > 0)
+    value = lost[:, foes].sum(axis=1) - lost[:, mine].sum(axis=1)
+    value += KILL * (dead[:, foes].sum(axis=1) - dead[:, mine].sum(axis=1))
+    alive = hp > 0
+    won = ~(alive[:, foes].any(axis=1))
+    lost_all = ~(alive[:, mine].any(axis=1))
+    value += WIN * (won.astype(float) - lost_all.astype(float))
+    pot = np.zeros((rows.size, s.present.shape[1]))
+    attack_potential(look.tables, s, rows, _AREA_VALUE, pot)
+    pot = pot[:, :k]
+    actor = s.actor[rows]
+    mine_next = (actor >= 0) & (s.team[rows, np.maximum(actor, 0)] == team)
+    w_mine = np.where(mine_next, 1.0, OTHER_SIDE)
+    w_foes = np.where(mine_next, OTHER_SIDE, 1.0)
+    value += w_mine * (pot[:, mine] * alive[:, mine]).sum(axis=1)
+    value -= w_foes * (pot[:, foes] * alive[:, foes]).sum(axis=1)
+    value -= APPROACH * _nearest(s, rows, mine, foes, alive)
+    return value
+
+
+def _nearest(s, rows: np.ndarray, mine: np.ndarray, foes: np.ndarray, alive: np.ndarray):
+    """Sum over the team's living creatures of the squares to the nearest living foe."""
+    k = mine.shape[0]
+    x = s.x[rows, :k].astype(np.int64)
+    y = s.y[rows, :k].astype(np.int64)
+    mi, fi = np.flatnonzero(mine), np.flatnonzero(foes)
+    if mi.size == 0 or fi.size == 0:
+        return np.zeros(rows.size)
+    d = np.maximum(
+        np.abs(x[:, mi, None] - x[:, None, fi]), np.abs(y[:, mi, None] - y[:, None, fi])
+    ).astype(float)
+    d = np.where(alive[:, None, fi], d, 1e6).min(axis=2)
+    d = np.where(d >= 1e6, 0.0, d)
+    return (d * alive[:, mi]).sum(axis=1)
+
+
+def replay(look: Lookahead, row: int, actions: list[int]) -> int:
+    """Play ``actions`` from a copy of ``row`` (while each is legal and the same creature
+    acts), then end the turn if it has not ended; returns the last row (-1: no room)."""
+    s = look.state
+    start = (int(s.round[row]), int(s.index[row]))
+    cur = row
+    for a in [*actions, 0]:
+        if (int(s.round[cur]), int(s.index[cur])) != start or s.actor[cur] < 0:
+            break
+        if not look.mask[cur, a]:
+            a = 0
+        nxt = look.expand(np.array([cur]), np.array([a]))
+        if nxt.size == 0:
+            return -1
+        cur = int(nxt[0])
+    return cur
+
+
+def plan_steps(look: Lookahead, leaf: int) -> list[tuple[int, np.uint64]]:
+    """The actions from the root to ``leaf``, each with the key of the row it starts from."""
+    rows = []
+    row = leaf
+    while row > 0:
+        rows.append(row)
+        row = int(look.parent[row])
+    rows.reverse()
+    starts = np.array([0, *rows[:-1]], dtype=np.int64)
+    keys = look.hashes(starts)
+    return [(int(look.action[r]), keys[j]) for j, r in enumerate(rows)]
+
+
+__all__ = ["ExpertAgent", "evaluate", "plan_steps", "replay", "turn_tree"]

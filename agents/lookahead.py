@@ -1,0 +1,339 @@
+"""A forward model for planning agents: the batched engine's kernels over rows of candidates.
+
+:class:`Lookahead` holds a :class:`~facing_env.fast.state.State` of ``capacity`` rows. A
+planner writes one battle into row 0 (:meth:`Lookahead.load`) and then grows a tree of
+candidate states breadth first: :meth:`Lookahead.expand` copies parent rows into free
+rows and applies one action to each with the engine's own step kernel
+(:func:`facing_env.fast.batch.step_all`), so every rule (costs, attacks of opportunity,
+readied attacks, charges, the automatic end of a turn) is the engine's, exactly.
+
+The planning rows roll no dice: every attack deals its expected damage (the engine's
+``mean`` dice mode), so a plan is a deterministic function of the battle's public state
+(positions, facings, hit points, the turn) and never of the dice stream, which
+:func:`~facing_env.fast.state.load` does not even copy (``dice=None``).
+
+:func:`state_hash` keys the rows (the changing fields, except the count of actions taken)
+so that a breadth-first search visits each state once, and :func:`attack_potential`
+scores where each creature stands: the best expected damage of one attack it could make
+after at most a 5-foot step (the engine's area tables, UA-OPP-01/02, UA-SNK-01).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from facing_env import engine
+from facing_env.battle import Battle
+from facing_env.dice import DICE_MODES
+from facing_env.fast.apply import auto_end
+from facing_env.fast.batch import step_all
+from facing_env.fast.events import allocate_events
+from facing_env.fast.geo import area_code, footprint_distance, terrain_at
+from facing_env.fast.jit import bind
+from facing_env.fast.state import AREA_CODES, State, allocate, load, shape_index
+from facing_env.fast.tables import Tables, charge_tables, radius_for, tables_for
+from facing_env.tables import FEET_PER_SQUARE
+from facing_env.types import Area
+
+__all__ = ["DYNAMIC_FIELDS", "Lookahead", "attack_potential", "state_hash"]
+
+MEAN = DICE_MODES.index("mean")
+DYNAMIC_FIELDS: tuple[str, ...] = tuple(
+    f
+    for f in State._fields[State._fields.index("x") : State._fields.index("n_remaining") + 1]
+    if f != "turn_actions_taken"
+)
+"""The fields that change during a battle (positions to the attacks left in the turn):
+what a child row copies from its parent and what :func:`state_hash` keys. The count of
+actions taken is left out: two ways to the same state are the same state to a planner."""
+_FLOAT_FIELDS = ("hp",)
+_EVENTS_PER_STEP = 48  # room for one step's events per row (a step makes a handful)
+_AREA_VALUE = np.zeros(len(AREA_CODES), dtype=np.float64)
+_AREA_VALUE[AREA_CODES.index(Area.FLANK)] = 2.0  # UA-OPP-01: +2 from the flank
+_AREA_VALUE[AREA_CODES.index(Area.SIDE)] = 2.0  # the flanked condition (side_rear)
+_AREA_VALUE[AREA_CODES.index(Area.REAR)] = 4.0  # UA-OPP-02: +4 from the rear
+_REAR = AREA_CODES.index(Area.REAR)
+
+
+class Lookahead:
+    """Rows of candidate battle states stepped by the batched engine (module docstring).
+
+    ``capacity`` rows are allocated; row 0 is the root. A search uses rows ``1..`` in
+    order (:meth:`expand` returns the rows it filled); :meth:`load` starts over."""
+
+    def __init__(self, capacity: int = 8192) -> None:
+        self.capacity = capacity
+        self.state: State | None = None
+        self.tables: Tables | None = None
+        self._dims: tuple[int, ...] = ()
+        self._profile: tuple = ()
+        self.used = 1
+        self.parent = np.full(capacity, -1, dtype=np.int64)
+        self.action = np.zeros(capacity, dtype=np.int64)
+        self.modes = np.full(capacity, MEAN, dtype=np.int64)
+        self.ev = allocate_events(capacity, _EVENTS_PER_STEP)
+        self._actions = np.zeros(capacity, dtype=np.int64)
+        self._active = np.ones(capacity, dtype=np.bool_)
+        self._ends = np.zeros((capacity, 2), dtype=np.bool_)
+        self._step = None
+        self._scan = None
+        self.n_actions = 0
+
+    # -- the root ----------------------------------------------------------------------
+
+    def load(self, battle: Battle, n_actions: int) -> None:
+        """Write ``battle`` into row 0 (no dice) and into every row's fixed fields, and
+        scan row 0's legal actions; ``n_actions`` is the env's action count."""
+        self._fit(battle, n_actions)
+        s = self.state
+        assert s is not None
+        load(s, 0, battle)
+        for name in State._fields:  # the fixed fields of every row are the root's
+            a = getattr(s, name)
+            a[1:] = a[0]
+        self.used = 1
+        self.parent[0] = -1
+        self.action[0] = -1
+        self._scan(self.tables, s, 0, self.ev, self.mask, self.cost)
+
+    def fits(self, battle: Battle, n_actions: int) -> bool:
+        """Whether ``battle`` fits the rows as they are (same board, creatures and actions)."""
+        return (
+            self.state is not None
+            and n_actions == self.n_actions
+            and self._dims
+            == (
+                battle.terrain.shape[0],
+                battle.terrain.shape[1],
+                len(battle.creatures),
+                max(len(c.attacks) for c in battle.creatures.values()),
+            )
+        )
+
+    def load_root(self, battle: Battle) -> None:
+        """Write ``battle`` into row 0 only (to compare it with a planned row)."""
+        assert self.state is not None
+        load(self.state, 0, battle)
+
+    def _fit(self, battle: Battle, n_actions: int) -> None:
+        need = (
+            battle.terrain.shape[0],
+            battle.terrain.shape[1],
+            len(battle.creatures),
+            max(len(c.attacks) for c in battle.creatures.values()),
+        )
+        profile: dict[int, int] = {}
+        for c in battle.creatures.values():
+            row = shape_index(c.shape)
+            melee = [a.reach for a in c.attacks if not a.ranged]
+            profile[row] = max(profile.get(row, 0), max(melee, default=0) // FEET_PER_SQUARE)
+        key = (battle.kind, battle.ruleset, tuple(sorted(profile.items())))
+        if need != self._dims or n_actions != self.n_actions:
+            n_slots = (n_actions - _attack_base()) // 3
+            self.state = allocate(
+                self.capacity, *need[:2], max(need[2], n_slots), need[3],
+                need[3] + engine.MAX_ITERATIVES,
+            )  # fmt: skip
+            self._dims = need
+            self.n_actions = n_actions
+            self.n_slots = n_slots
+            self.mask = np.zeros((self.capacity, n_actions), dtype=np.int8)
+            self.cost = np.zeros((self.capacity, n_actions), dtype=np.int32)
+            k = self.state.present.shape[1]
+            self._gone = np.zeros((self.capacity, k), dtype=np.bool_)
+            self._agent_of = np.zeros((self.capacity, k), dtype=np.int64)
+            self._out = np.zeros((self.capacity, k), dtype=np.float32)
+            self._acc = np.zeros(k)
+            self._killer = np.zeros(k, dtype=np.int64)
+            self._weights = np.zeros(10, dtype=np.float64)
+            self._profile = ()
+        if key != self._profile:
+            kind, ruleset = battle.kind, battle.ruleset
+            height, width = self.state.terrain.shape[1:]
+            base = tables_for(kind, ruleset, radius_for(kind, height, width), tuple(profile))
+            self.tables = base._replace(**charge_tables(kind, base.radius, key[2]))
+            self._profile = key
+            self._step = None
+        if self._step is None:
+            self._step = bind(step_all, *self._step_args(0, 1))
+            self._scan = bind(auto_end, self.tables, self.state, 0, self.ev, self.mask, self.cost)
+
+    def _step_args(self, lo: int, hi: int) -> tuple:
+        from facing_env.fast.rewards import WEIGHTS
+
+        if self._weights.shape[0] != len(WEIGHTS):
+            self._weights = np.zeros(len(WEIGHTS), dtype=np.float64)
+        return (
+            self.tables, self.state, self.ev, self._actions, self._active, self.mask,
+            self.cost, self.modes, self.n_slots, self._weights, 1 << 20, self._gone,
+            self._agent_of, self._out, self._ends, self._acc, self._killer, lo, hi,
+        )  # fmt: skip
+
+    # -- growing the tree ---------------------------------------------------------------
+
+    def room(self, n: int) -> int:
+        """How many of ``n`` new rows fit."""
+        return max(0, min(n, self.capacity - self.used))
+
+    def expand(self, parents: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Copy each ``parents[j]`` into a new row and apply ``actions[j]`` to it; returns
+        the new rows (as many as fit: see :meth:`room`)."""
+        n = self.room(len(parents))
+        parents, actions = parents[:n], actions[:n]
+        lo = self.used
+        hi = lo + n
+        rows = np.arange(lo, hi)
+        if n == 0:
+            return rows
+        s = self.state
+        for name in DYNAMIC_FIELDS:
+            a = getattr(s, name)
+            a[lo:hi] = a[parents]
+        self.cost[lo:hi] = self.cost[parents]
+        self.parent[lo:hi] = parents
+        self.action[lo:hi] = actions
+        self._actions[lo:hi] = actions
+        self.used = hi
+        self._step(*self._step_args(lo, hi))
+        return rows
+
+    def copy_rows(self, sources: np.ndarray) -> np.ndarray:
+        """New rows holding copies of ``sources`` (parents kept), as many as fit."""
+        n = self.room(len(sources))
+        sources = sources[:n]
+        lo, hi = self.used, self.used + n
+        s = self.state
+        for name in DYNAMIC_FIELDS:
+            a = getattr(s, name)
+            a[lo:hi] = a[sources]
+        self.mask[lo:hi] = self.mask[sources]
+        self.cost[lo:hi] = self.cost[sources]
+        self.parent[lo:hi] = self.parent[sources]
+        self.action[lo:hi] = self.action[sources]
+        self.used = hi
+        return np.arange(lo, hi)
+
+    def path(self, row: int, stop: int = 0) -> list[int]:
+        """The actions from row ``stop`` (an ancestor) down to ``row``."""
+        out = []
+        while row != stop and row >= 0:
+            out.append(int(self.action[row]))
+            row = int(self.parent[row])
+        return out[::-1]
+
+    def hashes(self, rows: np.ndarray, walking: bool = False) -> np.ndarray:
+        """:func:`state_hash` of rows."""
+        return state_hash(self.state, rows, walking)
+
+
+def _attack_base() -> int:
+    from facing_env.actions import ATTACK_BASE
+
+    return ATTACK_BASE
+
+
+_HASH_WEIGHTS: dict[int, np.ndarray] = {}
+
+
+_WALK_FIELDS = ("turn_movement_left", "turn_diagonals")
+
+
+def state_hash(s: State, rows: np.ndarray, walking: bool = False) -> np.ndarray:
+    """A 64-bit key of each row's :data:`DYNAMIC_FIELDS` (a fixed random linear map, modulo
+    2**64: two different states share a key with probability about 2**-64).
+
+    ``walking``: the key of where a walk stands, for dominance: without the movement left
+    (and the diagonal count), and without the actor's facing while it is moving (it may
+    face any way at no cost then, UA-MOVE-01)."""
+    parts = []
+    for name in DYNAMIC_FIELDS:
+        a = getattr(s, name)[rows]
+        if walking and name in _WALK_FIELDS:
+            continue
+        if walking and name == "facing":
+            a = a.copy()
+            moving = s.turn_moving[rows]
+            actor = np.maximum(s.actor[rows], 0)
+            a[np.flatnonzero(moving), actor[moving]] = -1
+        if a.dtype == np.float64:
+            a = a.view(np.int64)
+        parts.append(a.reshape(len(rows), -1).astype(np.int64, copy=False))
+    m = np.concatenate(parts, axis=1).view(np.uint64)
+    w = _HASH_WEIGHTS.get(m.shape[1])
+    if w is None:
+        w = np.random.default_rng(0x5EED).integers(1, 2**63, m.shape[1], dtype=np.uint64) | 1
+        _HASH_WEIGHTS[m.shape[1]] = w
+    with np.errstate(over="ignore"):
+        return (m * w).sum(axis=1, dtype=np.uint64)
+
+
+@njit(cache=True)
+def _hit_chance(bonus: float, ac: float) -> float:
+    need = ac - bonus  # the d20 roll that hits: >= need; 1 always misses, 20 always hits
+    p = (21.0 - need) / 20.0
+    return min(0.95, max(0.05, p))
+
+
+@njit(cache=True)
+def attack_potential(t, s, rows, area_value, out):
+    """``out[j, k]``: the best expected damage creature ``k`` of row ``rows[j]`` could deal
+    with one attack (its first) against a living foe from its space or after a 5-foot
+    step to a free space (no terrain, no creature), turned toward the foe; 0 when none
+    is in reach. The foe's area of the attacker's cell gives the bonus
+    (``area_value``: flank +2, rear +4, UA-OPP-01/02); sneak attack dice count from the
+    rear (UA-SNK-01). A heuristic of position, not a rule: it ignores the terrain's
+    cost and the attacker's own facing."""
+    n_dir = t.vectors.shape[0]
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        n = s.n_creatures[i]
+        for a in range(n):
+            out[j, a] = 0.0
+            if not s.present[i, a] or s.hp[i, a] <= 0 or s.n_attacks[i, a] == 0:
+                continue
+            reach = s.reach[i, a] // 5
+            bonus = s.attack_bonus[i, a, 0]
+            dmg = s.attack_damage[i, a, 0, 0] * (s.attack_damage[i, a, 0, 1] + 1) * 0.5
+            dmg += s.attack_damage[i, a, 0, 2]
+            sneak = s.sneak_attack[i, a, 0] * (s.sneak_attack[i, a, 1] + 1) * 0.5
+            sneak += s.sneak_attack[i, a, 2]
+            sa = s.shape[i, a]
+            best = 0.0
+            for d in range(-1, n_dir):
+                if d < 0:
+                    cx = s.x[i, a]
+                    cy = s.y[i, a]
+                else:
+                    cx = s.x[i, a] + t.vectors[d, 0]
+                    cy = s.y[i, a] + t.vectors[d, 1]
+                    if terrain_at(s, i, cx, cy) != 0:
+                        continue
+                    free = True
+                    for o in range(n):
+                        if o == a or not s.present[i, o] or s.hp[i, o] <= 0:
+                            continue
+                        if (
+                            footprint_distance(
+                                s, i, sa, cx, cy, s.shape[i, o], s.x[i, o], s.y[i, o]
+                            )
+                            == 0
+                        ):
+                            free = False
+                            break
+                    if not free:
+                        continue
+                for f in range(n):
+                    if s.team[i, f] == s.team[i, a] or not s.present[i, f] or s.hp[i, f] <= 0:
+                        continue
+                    dist = footprint_distance(s, i, sa, cx, cy, s.shape[i, f], s.x[i, f], s.y[i, f])
+                    if dist > reach or dist == 0:
+                        continue
+                    code = area_code(t, s, i, f, cx, cy)
+                    p = _hit_chance(bonus + area_value[code], s.ac[i, f])
+                    value = p * dmg
+                    if code == _REAR and sneak > 0:
+                        value += p * sneak
+                    if value > best:
+                        best = value
+            out[j, a] = best

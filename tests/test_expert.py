@@ -1,0 +1,154 @@
+"""The ``expert`` search agent (facing_env.agents.expert): exact decisions on ASCII boards.
+
+Each test builds a position, lets the expert plan the acting creature's turn and checks
+the whole plan: the tactics it finds with the engine as its forward model.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from facing_env import engine
+from facing_env.actions import ActionCodec, action_names, creature_slots
+from facing_env.agents import make_agent
+from facing_env.agents.expert import ExpertAgent
+from facing_env.agents.lookahead import Lookahead
+from facing_env.dice import Dice
+from facing_env.match import play_game, play_games
+from tests.boards import board
+
+FIGHTER = {
+    "hp": 52,
+    "ac": 17,
+    "dex": 13,
+    "speed": 30,
+    "base_attack_bonus": 3,
+    "armor": "medium",
+    "feats": ["Combat Reflexes"],
+    "attacks": [{"name": "longsword", "bonus": 6, "damage": "1d8+3", "threat_range": 19}],
+}
+NAMES = action_names("square", 2)
+
+
+def _a_to_act(text: str, a_facing: str, b_facing: str, ruleset: str = "ua35", **a_fields):
+    b = board(
+        text,
+        ruleset,
+        A={"facing": a_facing, "team": "a", **FIGHTER, **a_fields},
+        B={"facing": b_facing, "team": "b", **FIGHTER},
+    )
+    engine.start(b, Dice(0), flat_footed_start=False)
+    while b.turn.actor != "A":
+        engine.apply(b, engine.Action(engine.END_TURN), Dice(0))
+    return b
+
+
+def _plan(battle) -> list[str]:
+    codec = ActionCodec(len(battle.creatures))
+    return [NAMES[a] for a, _ in ExpertAgent().plan(battle, codec.n)]
+
+
+REAR_STEP = """
+    . . . . . .
+    . . . A o .
+    . . . B . .
+    . . . . o .
+    . . . . . .
+"""
+
+
+def test_rear_step_against_a_foe_facing_a_diagonal():
+    """UA-MOVE-05, UA-OPP-02: B faces NW with A north of it, in its front (a foe that
+    turns only when its attacker leaves its front). B's rear (E, SE, S) is one 5-foot
+    step away: the expert steps SE into it (no attack of opportunity, SRD-AOO-04), turns
+    toward B and attacks at +4, then faces it squarely. The pillars cover the squares
+    from which B could answer from the expert's flank."""
+    plan = _plan(_a_to_act(REAR_STEP, "S", "NW"))
+    assert plan == ["FIVE_FOOT_STEP(SE)", "TURN(slot 5)", "ATTACK(slot 1)", "TURN(slot 6)"]
+
+
+CORNER = """
+    B A . . . .
+    . . . . . .
+    . . . . . .
+    . . . . . .
+"""
+
+
+def test_corner_trap():
+    """UA-MOVE-05/06, UA-OPP-01: B is cornered, facing A on its east. The expert
+    5-foot-steps SW into B's flank (south of it), attacks at +2 and ends facing NE: both
+    squares B could step to are then in its front, and when B turns to face it, the
+    square it left is B's flank again (the trap repeats)."""
+    plan = _plan(_a_to_act(CORNER, "W", "E"))
+    assert plan == ["FIVE_FOOT_STEP(SW)", "TURN(slot 0)", "ATTACK(slot 1)", "TURN(slot 1)"]
+
+
+def test_no_rear_to_seek_under_standard_rules():
+    """Under ``standard`` (no facing) no square round the foe is better than another: the
+    expert attacks once and walks nowhere (a walk would draw an attack of opportunity)."""
+    plan = _plan(_a_to_act(REAR_STEP, "S", "NW", ruleset="standard"))
+    assert plan.count("ATTACK(slot 1)") == 1
+    assert not any(p.startswith("MOVE") for p in plan)
+
+
+def test_plan_is_deterministic_and_leaves_the_battle_alone():
+    """The same battle gives the same plan (the search rolls no dice: every attack deals
+    its mean), and planning does not touch the battle."""
+    b = _a_to_act(REAR_STEP, "S", "NW")
+    key = engine.state_key(b)
+    assert _plan(b) == _plan(b)
+    assert engine.state_key(b) == key
+
+
+def test_opening_with_the_initiative_charges_the_flat_footed_foe():
+    """The duel's start with the expert to act first: the foe is flat-footed (SRD-FF-01)
+    and a charge lane is open (EP-CHG-01): the expert charges at once (+2 to hit)."""
+    from facing_env.env import raw_env
+
+    env = raw_env(scenario="duel")
+    env.reset(seed=0)
+    assert env.battle.turn.actor == "red_fighter"
+    assert _plan(env.battle) == ["CHARGE(slot 1)"]
+
+
+def test_expert_is_named_everywhere_agents_are():
+    agent = make_agent("expert")
+    assert isinstance(agent, ExpertAgent)
+    with pytest.raises(TypeError, match="needs the battle"):
+        agent.act(np.zeros(3, np.float32), np.ones(3, np.int8), np.random.default_rng(0))
+
+
+def test_lookahead_rows_are_the_engine():
+    """A row of the forward model stepped with an action is the object engine's battle
+    after that action with mean dice (the hit points as fractions)."""
+    b = _a_to_act(REAR_STEP, "S", "NW")
+    codec = ActionCodec(2)
+    look = Lookahead(64)
+    look.load(b, codec.n)
+    mask = codec.mask(b, creature_slots(b, "A"))
+    assert np.array_equal(look.mask[0], mask)
+    step = next(a for a in np.flatnonzero(mask) if NAMES[a] == "FIVE_FOOT_STEP(SE)")
+    row = look.expand(np.array([0]), np.array([step]))[0]
+    reference = b.copy()
+    engine.apply(reference, codec.decode(b, creature_slots(b, "A"), step), Dice(0, "mean"))
+    slot = {cid: k for k, cid in enumerate(b.creatures)}
+    for cid, c in reference.creatures.items():
+        k = slot[cid]
+        assert (look.state.x[row, k], look.state.y[row, k]) == c.pos
+        assert look.state.facing[row, k] == c.facing
+
+
+@pytest.mark.parametrize("scenario", ["duel", "skirmish"])
+def test_play_games_matches_play_game_with_the_expert(scenario):
+    """The expert keeps one plan per game, so games played side by side as the battles
+    of one VectorEnv are the games play_game plays one by one."""
+    expert, flanker = make_agent("expert"), make_agent("flanker")
+    teams = ("red", "blue")
+    lineups = [{teams[0]: expert, teams[1]: flanker}, {teams[0]: flanker, teams[1]: expert}]
+    batch = play_games(scenario, lineups, 40)
+    for g, lineup in enumerate(lineups):
+        one = play_game(scenario, lineup, 40 + g)
+        assert (one.winner, one.rounds) == (batch[g].winner, batch[g].rounds)
+        assert [a for a in one.actions if a[1] is not None] == batch[g].actions
