@@ -4,37 +4,47 @@ batched engine as its forward model (:mod:`facing_env.agents.lookahead`).
 At the start of each of its creatures' turns (and again whenever the battle is not where
 its plan said it would be, as after a roll that differed from its mean) the expert:
 
-1. **lists its turns**: a breadth-first search over every legal action of the acting
-   creature (move, step without turning, 5-foot step, turn, attack, ready, charge,
-   withdraw; not run), each state visited once, down to every way the turn can end;
+1. **lists its turns** (:func:`turn_tree`): a breadth-first search over the acting
+   creature's legal actions, each state once, down to every way the turn can end. The
+   search walks with ``MOVE`` (facing is free while moving, UA-MOVE-01, so a step without
+   turning never costs less) and keeps, of the walks that reach the same place, the one
+   with the most movement left; it turns only where it stops (toward its nearest foe or
+   the facings either side), walks before it attacks or readies, walks at most
+   :data:`ENGAGED_WALK` squares when a foe is within reach at the start (leaving it draws
+   attacks of opportunity), and does not run;
 2. **scores each ending** (:func:`evaluate`): expected damage dealt minus taken since the
-   plan began, a bonus for each kill and for the battle won or lost, and where everyone
+   plan began (past 0 hit points too: a killing blow's mean past death is its chance to
+   kill), :data:`KILL` per creature down and :data:`WIN` for the battle, and where everyone
    stands: each creature's best attack after at most a 5-foot step
    (:func:`~facing_env.agents.lookahead.attack_potential`), counted fully for the side
    that acts next and at :data:`OTHER_SIDE` for the other;
-3. **plays out the foes' replies** to the :data:`REPLIES` best endings: each foe that acts
-   before the expert's side again gets the same search over its own turn and takes the
-   reply that is worst for the expert (minimax under the expert's score), with one
-   exception: **foes do not anticipate readied attacks** (they choose as if no one were
-   readied; the chosen reply is then played with the readied attacks going off). This is
-   the one assumption the expert makes of every foe; it never reads which agent it faces;
-4. plays the first action of the best plan, and the next ones while the battle stays
-   where the plan predicted.
+3. **plays out the foes' replies** to its :data:`REPLIES` best endings. **The one
+   assumption it makes of every foe**: a foe takes, among the endings of its own turn, the
+   one worst for the expert under the expert's score (minimax), except that it turns only
+   toward its nearest enemy and only when that enemy has left its front, its turn ends
+   with its attack (and a turn), it walks only toward a fight (or round it, within a
+   square of its reach), and it does not see readied attacks coming (it chooses as if no
+   one were readied; the chosen reply is then played with the readied attacks going
+   off). The expert never reads which agent it faces;
+4. plays the first action of the plan whose score after the replies (plus
+   :data:`BEFORE_REPLIES` of its score before them) is best, and the next ones while the
+   battle stays where the plan predicted.
 
 Every attack in the search deals its expected damage (the engine's ``mean`` dice): the
 expert never reads the dice stream, and given a battle it always chooses the same action
-(ties go to the lower action index), so it is deterministic and needs no generator.
+(ties go to the shorter plan, then the lower action index), so it is deterministic and
+needs no generator.
 
 It reads the battle, not the observation vector: the positions, facings, hit points,
 stat blocks and turn state the observation encodes, in the engine's own form (a
 :class:`~facing_env.battle.Battle` holds no dice). Game loops give it the battle through
-:meth:`ExpertAgent.act_battle` (:func:`facing_env.agents.base.choose`).
+:meth:`ExpertAgent.act_battle` (:func:`facing_env.agents.base.choose`); games played side
+by side each keep their own plan (``game``, :meth:`ExpertAgent.fork`).
 
 Tactics it finds this way (tested on ASCII positions in ``tests/test_expert.py``): the
 5-foot step into the rear of a foe left facing diagonally (+4 without provoking), the
-corner trap (a cornered foe flanked again and again by alternating 5-foot steps), a
-readied attack into the rear of a foe that steps into its flank keeping its facing, and
-an opening that waits, readied, out of the foe's charge.
+corner trap (a cornered foe flanked again and again by alternating 5-foot steps), and the
+charge of a flat-footed foe when it has the initiative.
 """
 
 from __future__ import annotations
@@ -52,7 +62,7 @@ from facing_env.actions import (
     STEP_BASE,
     TURN_BASE,
 )
-from facing_env.agents.lookahead import _AREA_VALUE, Lookahead, attack_potential
+from facing_env.agents.lookahead import _AREA_VALUE, Lookahead, attack_potential, toward_slots
 from facing_env.battle import Battle
 from facing_env.fast.tables import FRONT_CODE
 
@@ -62,6 +72,10 @@ KILL = 25.0
 """Value of a foe down (in hit points), besides the damage that took it down."""
 WIN = 1000.0
 """Value of the battle won (lost: minus this)."""
+BEFORE_REPLIES = 0.25
+"""Share of an ending's score before the foes' replies added to its score after them: the
+replies are a model of the foes, what the turn itself gains is sure (ties after the
+replies go to the better turn)."""
 OTHER_SIDE = 0.5
 """Weight of the attack potential of the side that does not act next."""
 APPROACH = 0.01
@@ -141,8 +155,10 @@ class ExpertAgent:
         first = evaluate(look, leaves, team)
         order = np.lexsort((leaves, -first))
         top = leaves[order[: self.replies]]
-        final = self.replies_value(top, team, n_actions)
-        best = top[np.lexsort((np.arange(top.size), -first[order[: top.size]], -final))[0]]
+        before = first[order[: top.size]]
+        final = self.replies_value(top, team, n_actions) + BEFORE_REPLIES * before
+        final = np.round(final, 6)  # sums of mean damage: equal plans, equal scores
+        best = top[np.lexsort((np.arange(top.size), -before, -final))[0]]
         return plan_steps(look, int(best))
 
     def replies_value(self, rows: np.ndarray, team: int, n_actions: int) -> np.ndarray:
@@ -189,8 +205,7 @@ class ExpertAgent:
         chosen = np.full(roots.size, -1, dtype=np.int64)
         if leaves.size == 0:
             return chosen
-        value = evaluate(look, leaves, team)
-        order = np.lexsort((leaves, value, group[leaves]))
+        order = np.lexsort((leaves, np.round(evaluate(look, leaves, team), 6), group[leaves]))
         g = group[leaves[order]]
         firsts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
         chosen[g[firsts]] = leaves[order[firsts]]
@@ -370,40 +385,10 @@ def _toward_foe(look: Lookahead, rows: np.ndarray, lazy: np.ndarray) -> np.ndarr
     """``(len(rows), 8)`` int8: the TURN slots searched, the facing toward the actor's
     nearest living foe and the allowed facings either side of it (a creature that turns
     its back on every foe is never what a turn's end wants). ``lazy`` rows (the foes'
-    replies) turn only toward that foe, and only when it stands outside their front."""
-    s, t = look.state, look.tables
+    replies) turn only toward that foe, and only when it stands outside their front
+    (:func:`~facing_env.agents.lookahead.toward_slots`)."""
     out = np.zeros((rows.size, RUN_INDEX - TURN_BASE), dtype=np.int8)
-    r = t.radius
-    for j, i in enumerate(rows):
-        a = s.actor[i]
-        if a < 0:
-            continue
-        best, target = 1 << 30, -1
-        for f in range(s.n_creatures[i]):
-            if s.team[i, f] == s.team[i, a] or not s.present[i, f] or s.hp[i, f] <= 0:
-                continue
-            d = abs(int(s.x[i, f]) - int(s.x[i, a])) + abs(int(s.y[i, f]) - int(s.y[i, a]))
-            if d < best:
-                best, target = d, f
-        if target < 0:
-            continue
-        sa, sb = s.shape[i, a], s.shape[i, target]
-        dx = int(s.x[i, target]) - int(s.x[i, a])
-        dy = int(s.y[i, target]) - int(s.y[i, a])
-        if abs(dx) > r or abs(dy) > r:
-            continue
-        facing = t.facing_to[sa, s.facing[i, a], sb, dy + r, dx + r]
-        allowed = np.flatnonzero(t.allowed[sa])
-        if facing not in allowed:
-            continue
-        k = int(np.searchsorted(allowed, facing))
-        n = allowed.size
-        if lazy[j]:
-            if t.area[sa, s.facing[i, a], dy + r, dx + r] != FRONT_CODE:
-                out[j, k] = 1
-            continue
-        for slot in (k - 1, k, k + 1):
-            out[j, slot % n] = 1
+    toward_slots(look.tables, look.state, rows, lazy, FRONT_CODE, out)
     return out
 
 

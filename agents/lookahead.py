@@ -47,7 +47,16 @@ DYNAMIC_FIELDS: tuple[str, ...] = tuple(
 """The fields that change during a battle (positions to the attacks left in the turn):
 what a child row copies from its parent and what :func:`state_hash` keys. The count of
 actions taken is left out: two ways to the same state are the same state to a planner."""
-_FLOAT_FIELDS = ("hp",)
+_COPIED: tuple[str, ...] = (
+    *DYNAMIC_FIELDS,
+    "turn_actions_taken",
+    "dice_seed",
+    "dice_count",
+    "deck",
+    "deck_left",
+)
+"""What a new row copies from its source: every field a step may change."""
+_MOVING = frozenset(_COPIED)
 _EVENTS_PER_STEP = 48  # room for one step's events per row (a step makes a handful)
 _AREA_VALUE = np.zeros(len(AREA_CODES), dtype=np.float64)
 _AREA_VALUE[AREA_CODES.index(Area.FLANK)] = 2.0  # UA-OPP-01: +2 from the flank
@@ -67,6 +76,7 @@ class Lookahead:
         self.state: State | None = None
         self.tables: Tables | None = None
         self._dims: tuple[int, ...] = ()
+        self._fixed = b""
         self._profile: tuple = ()
         self.used = 1
         self.parent = np.full(capacity, -1, dtype=np.int64)
@@ -89,9 +99,12 @@ class Lookahead:
         s = self.state
         assert s is not None
         load(s, 0, battle)
-        for name in State._fields:  # the fixed fields of every row are the root's
-            a = getattr(s, name)
-            a[1:] = a[0]
+        fixed = self._fixed_key()
+        if fixed != self._fixed:  # the fixed fields of every row are the root's
+            for name in State._fields:
+                a = getattr(s, name)
+                a[1:] = a[0]
+            self._fixed = fixed
         self.used = 1
         self.parent[0] = -1
         self.action[0] = -1
@@ -110,6 +123,12 @@ class Lookahead:
                 max(len(c.attacks) for c in battle.creatures.values()),
             )
         )
+
+    def _fixed_key(self) -> bytes:
+        """Row 0's fields that no step changes, as bytes: rows copied from another battle
+        with the same key need no fresh copy of them."""
+        s = self.state
+        return b"".join(getattr(s, n)[0].tobytes() for n in State._fields if n not in _MOVING)
 
     def load_root(self, battle: Battle) -> None:
         """Write ``battle`` into row 0 only (to compare it with a planned row)."""
@@ -148,6 +167,7 @@ class Lookahead:
             self._killer = np.zeros(k, dtype=np.int64)
             self._weights = np.zeros(10, dtype=np.float64)
             self._profile = ()
+            self._fixed = b""
         if key != self._profile:
             kind, ruleset = battle.kind, battle.ruleset
             height, width = self.state.terrain.shape[1:]
@@ -187,7 +207,7 @@ class Lookahead:
         if n == 0:
             return rows
         s = self.state
-        for name in DYNAMIC_FIELDS:
+        for name in _COPIED:
             a = getattr(s, name)
             a[lo:hi] = a[parents]
         self.cost[lo:hi] = self.cost[parents]
@@ -204,7 +224,7 @@ class Lookahead:
         sources = sources[:n]
         lo, hi = self.used, self.used + n
         s = self.state
-        for name in DYNAMIC_FIELDS:
+        for name in _COPIED:
             a = getattr(s, name)
             a[lo:hi] = a[sources]
         self.mask[lo:hi] = self.mask[sources]
@@ -337,3 +357,52 @@ def attack_potential(t, s, rows, area_value, out):
                     if value > best:
                         best = value
             out[j, a] = best
+
+
+@njit(cache=True)
+def toward_slots(t, s, rows, lazy, front_code, out):
+    """``out[j, slot]`` = 1 for the TURN slots a search tries in row ``rows[j]``: the
+    facing toward the actor's nearest living foe (by ``t.facing_to``, the engine's
+    ``toward_creature``) and the allowed facings either side of it; for ``lazy`` rows
+    only that facing, and only when the foe stands outside the actor's front."""
+    r = t.radius
+    for j in range(rows.shape[0]):
+        for k in range(out.shape[1]):
+            out[j, k] = 0
+        i = rows[j]
+        a = s.actor[i]
+        if a < 0:
+            continue
+        best = 1 << 30
+        target = -1
+        for f in range(s.n_creatures[i]):
+            if s.team[i, f] == s.team[i, a] or not s.present[i, f] or s.hp[i, f] <= 0:
+                continue
+            d = abs(s.x[i, f] - s.x[i, a]) + abs(s.y[i, f] - s.y[i, a])
+            if d < best:
+                best = d
+                target = f
+        if target < 0:
+            continue
+        sa = s.shape[i, a]
+        dx = s.x[i, target] - s.x[i, a]
+        dy = s.y[i, target] - s.y[i, a]
+        if abs(dx) > r or abs(dy) > r:
+            continue
+        facing = t.facing_to[sa, s.facing[i, a], s.shape[i, target], dy + r, dx + r]
+        n = 0
+        k = -1
+        for f in range(t.allowed.shape[1]):
+            if t.allowed[sa, f]:
+                if f == facing:
+                    k = n
+                n += 1
+        if k < 0:
+            continue
+        if lazy[j]:
+            if t.area[sa, s.facing[i, a], dy + r, dx + r] != front_code:
+                out[j, k] = 1
+            continue
+        out[j, (k - 1) % n] = 1
+        out[j, k] = 1
+        out[j, (k + 1) % n] = 1

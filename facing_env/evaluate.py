@@ -32,6 +32,7 @@ import argparse
 import itertools
 import json
 import math
+import os
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -252,9 +253,14 @@ def evaluate(
     record_dir: str | Path | None = None,
     make: Callable[[str], Agent] | None = None,
     progress: Callable[[int], None] | None = None,
+    workers: int = 1,
     **env_kwargs: Any,
 ) -> Report:
-    """Round-robin among ``agents`` (names or ``model:PATH``), ``games`` games per pair."""
+    """Round-robin among ``agents`` (names or ``model:PATH``), ``games`` games per pair.
+
+    ``workers`` > 1 plays a pair that has an agent choosing game by game (the ``expert``,
+    ``random``, a sampled policy) in that many processes, each a share of the games; the
+    results are the same games as with one (each game is seeded on its own)."""
     if len(set(agents)) < 2:
         raise ValueError("evaluation needs at least two different agents")
     if games < 1:
@@ -276,12 +282,8 @@ def evaluate(
         lineups = [
             {team_a: a, team_b: b} if g % 2 == 0 else {team_a: b, team_b: a} for g in range(games)
         ]
-        played = play_games(
-            scenario,
-            [{t: players[n] for t, n in teams.items()} for teams in lineups],
-            seed,
-            progress=progress,
-            **env_kwargs,
+        played = _play_pair(
+            scenario, lineups, players, seed, workers=workers, progress=progress, **env_kwargs
         )
         for g, (teams, result) in enumerate(zip(lineups, played, strict=True)):
             _tally(pair, results, result, teams, a)
@@ -297,6 +299,55 @@ def evaluate(
     for n, r in ratings.items():
         results[n].rating_mu, results[n].rating_sigma = r.mu, r.sigma
     return Report(scenario, games, pairs, results)
+
+
+def _play_pair(
+    scenario: str,
+    lineups: list[dict[str, str]],
+    players: dict[str, Agent],
+    seed: int,
+    *,
+    workers: int,
+    progress: Callable[[int], None] | None,
+    **env_kwargs: Any,
+) -> list[GameResult]:
+    """The games of one pair: in this process, or in ``workers`` processes when an agent
+    of the pair chooses game by game (scripted agents choose for every game at once)."""
+    slow = any(
+        getattr(players[n], "plans", False) or not hasattr(players[n], "act_batch")
+        for n in lineups[0].values()
+    )
+    if workers <= 1 or not slow or len(lineups) < 2 * workers:
+        teams = [{t: players[n] for t, n in lineup.items()} for lineup in lineups]
+        return play_games(scenario, teams, seed, progress=progress, **env_kwargs)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    bounds = [len(lineups) * k // workers for k in range(workers + 1)]
+    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    out: dict[int, list[GameResult]] = {}
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        futures = {
+            pool.submit(_play_share, scenario, lineups[lo:hi], seed + lo, env_kwargs): lo
+            for lo, hi in itertools.pairwise(bounds)
+            if hi > lo
+        }
+        for future in as_completed(futures):
+            out[futures[future]] = future.result()
+            if progress is not None:
+                progress(len(out[futures[future]]))
+    return [r for lo in sorted(out) for r in out[lo]]
+
+
+def _play_share(
+    scenario: str, lineups: list[dict[str, str]], seed: int, env_kwargs: dict[str, Any]
+) -> list[GameResult]:
+    """A worker's share of a pair's games, its agents made by name in the worker."""
+    from facing_env.agents import make_agent
+
+    made = {n: make_agent(n) for lineup in lineups for n in set(lineup.values())}
+    teams = [{t: made[n] for t, n in lineup.items()} for lineup in lineups]
+    return play_games(scenario, teams, seed, **env_kwargs)
 
 
 def _slug(name: str) -> str:
@@ -393,6 +444,13 @@ def main(argv: Sequence[str] | None = None) -> Report:
     parser.add_argument("--dice", choices=DICE_MODES, help="override the dice mode")
     parser.add_argument("--plots", help="draw the report's plots (PNG) in this folder")
     parser.add_argument("--tensorboard", help="a run's TensorBoard folder for learning curves")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="processes for the pairs whose agents choose game by game, such as the expert "
+        "(default: one per CPU core)",
+    )
     args = parser.parse_args(argv)
     kwargs = {"dice": args.dice} if args.dice else {}
     try:
@@ -407,6 +465,7 @@ def main(argv: Sequence[str] | None = None) -> Report:
             seed=args.seed,
             record_dir=args.record,
             make=players.__getitem__,
+            workers=args.workers,
             **kwargs,
         )
         text = report.markdown()
@@ -428,6 +487,7 @@ def _check_args(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> dict[st
     from facing_env.scenario import load_scenario
 
     cli.count(args.games, "--games")
+    cli.count(args.workers, "--workers")
     cli.count(args.seed, "--seed", low=0)
     load_scenario(args.scenario)
     if len(set(args.agents)) < 2:
