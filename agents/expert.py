@@ -70,6 +70,13 @@ REPLIES = 10
 """How many of its best turn endings the expert plays the foes' replies to."""
 KILL = 25.0
 """Value of a foe down (in hit points), besides the damage that took it down."""
+DEATH_SPREAD = 6.0
+"""Hit points over which a creature's chance of being down runs from 0 to 1 (half at 0
+hit points): the search deals mean damage, the dice do not, so a creature a few hit
+points from death is counted partly down (:data:`KILL` times that chance)."""
+AOO_RISK = 2.0
+"""Hit points counted against each attack of opportunity a side draws, beyond its mean
+damage (a draw of the dice the search does not see)."""
 WIN = 1000.0
 """Value of the battle won (lost: minus this)."""
 BEFORE_REPLIES = 0.25
@@ -162,25 +169,30 @@ class ExpertAgent:
         return plan_steps(look, int(best))
 
     def replies_value(self, rows: np.ndarray, team: int, n_actions: int) -> np.ndarray:
-        """The score of each of ``rows`` after the foes' replies (module docstring, 3)."""
+        """The score of each of ``rows`` after the turns that follow it until the acting
+        creature's next turn (module docstring, 3): each foe's reply, and each ally's turn
+        (the ally takes the ending best for its side, searched as the expert's own)."""
         look = self.look
         s = look.state
+        start = s.actor[0]
         cur = rows.copy()
         for _ in range(MAX_REPLY_ROUNDS):
             actor = s.actor[cur]
-            foe = (actor >= 0) & (s.team[cur, np.maximum(actor, 0)] != team)
-            if not foe.any():
+            going = (actor >= 0) & (actor != start)
+            if not going.any():
                 break
-            groups = np.flatnonzero(foe)
+            groups = np.flatnonzero(going)
             roots = look.copy_rows(cur[groups])
             if roots.size < groups.size:
                 break
+            foe = s.team[roots, s.actor[roots]] != team
             mine = s.team[roots] == team
-            readied = (s.readied[roots] & mine).any(axis=1)
-            s.readied[roots] = s.readied[roots] & ~mine  # the foe does not see them coming
+            readied = foe & (s.readied[roots] & mine).any(axis=1)
+            hide = np.outer(foe, np.ones(mine.shape[1], dtype=bool)) & mine
+            s.readied[roots] = s.readied[roots] & ~hide  # a foe does not see them coming
             look.parent[roots] = -1
             look.action[roots] = -1  # a new turn: nothing done in it yet
-            chosen = self._foe_turns(roots, team, n_actions)
+            chosen = self._side_turns(roots, team, n_actions, foe)
             for g, root, leaf, was_readied in zip(groups, roots, chosen, readied, strict=True):
                 if leaf < 0:
                     continue
@@ -191,25 +203,29 @@ class ExpertAgent:
                 cur[g] = leaf
         return evaluate(look, cur, team)
 
-    def _foe_turns(self, roots: np.ndarray, team: int, n_actions: int) -> np.ndarray:
-        """The reply each root's foe takes: the leaf of its turn worst for ``team``."""
+    def _side_turns(
+        self, roots: np.ndarray, team: int, n_actions: int, foe: np.ndarray
+    ) -> np.ndarray:
+        """The ending each root's actor takes: a foe's reply, the ending worst for
+        ``team``; an ally's, the best (the expert's own search)."""
         look = self.look
-        s = look.state
         allow = np.ones((roots.size, n_actions), dtype=np.int8)
         allow[:, RUN_INDEX] = 0
         engaged = _engaged(look, roots)
-        allow[np.ix_(engaged, np.arange(MOVE_BASE, FIVE_FOOT_BASE))] = 0  # 5-foot steps only
+        walk = np.arange(MOVE_BASE, FIVE_FOOT_BASE)
+        allow[np.ix_(engaged & foe, walk)] = 0  # a foe in reach: 5-foot steps only
         group = np.full(look.capacity, -1, dtype=np.int64)
         group[roots] = np.arange(roots.size)
-        leaves = turn_tree(look, roots, allow, group, approach=~engaged)
+        leaves = turn_tree(look, roots, allow, group, approach=~engaged & foe, reply=foe)
         chosen = np.full(roots.size, -1, dtype=np.int64)
         if leaves.size == 0:
             return chosen
-        order = np.lexsort((leaves, np.round(evaluate(look, leaves, team), 6), group[leaves]))
+        value = np.round(evaluate(look, leaves, team), 6)
+        value = np.where(foe[group[leaves]], value, -value)
+        order = np.lexsort((leaves, value, group[leaves]))
         g = group[leaves[order]]
         firsts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
         chosen[g[firsts]] = leaves[order[firsts]]
-        del s
         return chosen
 
 
@@ -237,6 +253,7 @@ def turn_tree(
     allow: np.ndarray,
     group: np.ndarray | None = None,
     approach: np.ndarray | None = None,
+    reply: np.ndarray | None = None,
 ) -> np.ndarray:
     """Every way the acting creature's turn can end from each root row, breadth first:
     the rows where the turn has ended (or the battle), each ending once per root.
@@ -265,15 +282,20 @@ def turn_tree(
         legal[np.ix_(turned, np.arange(MOVE_BASE, RUN_INDEX))] = 0  # turn, then act
         acted = (last == READY_INDEX) | ((last >= ATTACK_BASE) & (last < ATTACK_BASE + slots))
         legal[np.ix_(acted, np.arange(MOVE_BASE, STEP_BASE))] = 0  # walk, then act
-        if per_group:  # a foe's reply ends with its attack (module docstring, 3)
-            legal[np.ix_(acted, np.arange(FIVE_FOOT_BASE, TURN_BASE))] = 0
+        lazy = (
+            reply[group[frontier]]
+            if reply is not None and group is not None
+            else np.zeros(frontier.size, dtype=bool)
+        )
+        # a foe's reply ends with its attack (module docstring, 3)
+        legal[np.ix_(acted & lazy, np.arange(FIVE_FOOT_BASE, TURN_BASE))] = 0
         flags = (
             approach[group[frontier]]
             if approach is not None and group is not None
             else np.zeros(frontier.size, dtype=bool)
         )
         near = engaged[group[frontier]] if per_group else np.full(frontier.size, engaged[0])
-        _restrict(look, frontier, legal, flags, near, np.full(frontier.size, per_group))
+        _restrict(look, frontier, legal, flags, near, lazy)
         pr, actions = np.nonzero(legal)
         parents = frontier[pr]
         children = look.expand(parents, actions)
@@ -423,9 +445,11 @@ def evaluate(look: Lookahead, rows: np.ndarray, team: int) -> np.ndarray:
     hp0 = np.maximum(s.hp[0, :k], 0.0)
     hp = s.hp[rows, :k]
     lost = hp0[None, :] - hp  # below 0 too: a blow's mean past death is its chance to kill
-    dead = (hp <= 0) & (hp0[None, :] > 0)
+    risk = np.clip(0.5 - hp / (2.0 * DEATH_SPREAD), 0.0, 1.0) * (hp0[None, :] > 0)
     value = lost[:, foes].sum(axis=1) - lost[:, mine].sum(axis=1)
-    value += KILL * (dead[:, foes].sum(axis=1) - dead[:, mine].sum(axis=1))
+    value += KILL * (risk[:, foes].sum(axis=1) - risk[:, mine].sum(axis=1))
+    made = np.maximum(s.aoo_used[rows, :k] - s.aoo_used[0, :k][None, :], 0)
+    value += AOO_RISK * (made[:, mine].sum(axis=1) - made[:, foes].sum(axis=1))
     alive = hp > 0
     won = ~(alive[:, foes].any(axis=1))
     lost_all = ~(alive[:, mine].any(axis=1))

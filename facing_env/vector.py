@@ -169,6 +169,9 @@ class VectorEnv:
         self._terminations = np.zeros(n, dtype=bool)
         self._truncations = np.zeros(n, dtype=bool)
         self._agent = np.zeros(n, dtype=np.int64)
+        self._mask_out = np.zeros((n, self.n_actions), dtype=np.int8)
+        """The masks handed out: a copy, so that what a caller writes into them never
+        reaches the engine, whose own masks check every action (issue 33)."""
         self._winner = np.full(n, -1, dtype=np.int64)
         self._length = np.zeros(n, dtype=np.int64)
         self._rounds = np.zeros(n, dtype=np.int64)
@@ -299,7 +302,8 @@ class VectorEnv:
         state = engine.state
         assert state is not None
         self._agent[:] = engine.agent_of[np.arange(self.num_envs), state.actor]
-        return {"observation": engine.observe(rows), "action_mask": engine.mask}
+        np.copyto(self._mask_out, engine.mask)  # step checks the engine's own masks
+        return {"observation": engine.observe(rows), "action_mask": self._mask_out}
 
     def _write_final(self, ended: np.ndarray) -> None:
         """Every creature's observation of the battles that ended, before they restart."""

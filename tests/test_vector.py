@@ -405,3 +405,24 @@ def test_default_threads_and_bad_threads(monkeypatch):
     for bad in (0, -2, 1.5, "2", True):
         with pytest.raises(ValueError, match="threads must be a positive integer or None"):
             VectorEnv("duel", num_envs=2, threads=bad)
+
+
+def test_a_tampered_mask_never_reaches_the_engine():
+    """Issue 33: writing 1s into the returned action_mask (every action allowed) lets no
+    forbidden action through: step checks the engine's own masks and raises
+    IllegalActionError naming the battle, and the battles stay on the board."""
+    from facing_env.errors import IllegalActionError
+
+    venv = VectorEnv("duel", num_envs=4, seed=0)
+    obs, _ = venv.reset()
+    forbidden = np.argmin(obs["action_mask"], axis=1)  # a 0 in every row
+    assert (obs["action_mask"][np.arange(4), forbidden] == 0).all()
+    obs["action_mask"][:] = 1
+    with pytest.raises(IllegalActionError):
+        venv.step(forbidden)
+    obs, *_ = venv.step(np.zeros(4, dtype=np.int64))  # END_TURN: still legal, still playing
+    assert (obs["action_mask"][:, 0] == 1).all()
+    for i in range(4):
+        b = venv.battle(i)
+        assert all(b.in_bounds(c.pos) for c in b.creatures.values())
+    venv.close()
