@@ -36,6 +36,7 @@ import numpy as np
 
 from facing_env import league
 from facing_env.actions import END_TURN_INDEX
+from facing_env.agents.base import choose
 from facing_env.dice import check_mode
 from facing_env.env import raw_env
 from facing_env.errors import IllegalActionError
@@ -239,7 +240,13 @@ class TeamLearnerEnv(gym.Env):
             else:
                 obs = env.observe(agent)
                 assert self._opponent is not None
-                act = self._opponent.act(obs["observation"], obs["action_mask"], self.np_random)
+                act = choose(
+                    self._opponent,
+                    obs["observation"],
+                    obs["action_mask"],
+                    self.np_random,
+                    lambda: env.battle,
+                )
                 env.step(int(act))
             reward += self._team_reward()
         mine = [a for a in env.possible_agents if self._mine(a)]

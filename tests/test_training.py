@@ -254,6 +254,32 @@ def test_train_py_clones_a_scripted_agent_before_ppo(tmp_path, train):
     assert all(0.0 <= r["accuracy"] <= 1.0 and r["battles"] >= 1 for r in rounds)
 
 
+def test_train_py_clones_the_expert_and_plays_it_as_an_opponent(tmp_path, train):
+    """--clone expert with DAgger, and the expert in the opponent pool: the search agent
+    gets its battles in the demonstrations' batched envs and in the learner's env."""
+    args = train.Args(
+        total_timesteps=128,
+        n_steps=64,
+        n_envs=2,
+        batch_size=64,
+        n_epochs=1,
+        eval_every=0,
+        checkpoint_every=0,
+        final_eval_games=0,
+        clone="expert",
+        clone_samples=240,
+        clone_rounds=2,
+        clone_epochs=1,
+        opponents=("expert",),
+        runs_dir=str(tmp_path),
+        progress_bar=False,
+    )
+    model_path = train.main(args)
+    rounds = json.loads((model_path.parent / "clone.json").read_text())
+    assert [r["round"] for r in rounds] == [1, 2]
+    assert rounds[0]["samples"] >= 120 and rounds[0]["battles"] >= 1
+
+
 def test_train_py_expected_dice_share_splits_the_training_envs(train):
     """The first round(share * n_envs) environments use expected dice, the others roll."""
 
