@@ -62,7 +62,13 @@ from facing_env.actions import (
     STEP_BASE,
     TURN_BASE,
 )
-from facing_env.agents.lookahead import _AREA_VALUE, Lookahead, attack_potential, toward_slots
+from facing_env.agents.lookahead import (
+    _AREA_VALUE,
+    Lookahead,
+    attack_potential,
+    foe_distances,
+    toward_slots,
+)
 from facing_env.battle import Battle
 from facing_env.fast.tables import FRONT_CODE
 
@@ -348,29 +354,6 @@ def _admit(
     return rows[np.sort(np.array(keep, dtype=np.int64))]
 
 
-def _foe_distance(look: Lookahead, rows: np.ndarray, dx: int = 0, dy: int = 0) -> np.ndarray:
-    """Cells from each row's actor, moved by ``(dx, dy)``, to its nearest living foe
-    (anchor to anchor, less the foe's footprint's extent; large when there is none)."""
-    s = look.state
-    actor = np.maximum(s.actor[rows], 0)
-    ax = s.x[rows, actor].astype(np.int64) + dx
-    ay = s.y[rows, actor].astype(np.int64) + dy
-    team = s.team[rows, actor]
-    foe = (s.team[rows] != team[:, None]) & s.present[rows] & (s.hp[rows] > 0)
-    hexes = (s.kind[rows] == 1)[:, None]
-    ddx = s.x[rows].astype(np.int64) - ax[:, None]
-    ddy = s.y[rows].astype(np.int64) - ay[:, None]
-    # a footprint wider than one cell: measure to its nearest cell (square grids)
-    width = np.maximum(s.size[rows].astype(np.int64) - 4, 0)  # Size 4 = Medium
-    own = np.maximum(s.size[rows, actor].astype(np.int64) - 4, 0)[:, None]
-    ddx = np.where((ddx < 0) & ~hexes, np.minimum(ddx + width, 0), ddx)
-    ddy = np.where((ddy < 0) & ~hexes, np.minimum(ddy + width, 0), ddy)
-    ddx = np.where((ddx > 0) & ~hexes, np.maximum(ddx - own, 0), ddx)
-    ddy = np.where((ddy > 0) & ~hexes, np.maximum(ddy - own, 0), ddy)
-    d = _distance(ddx, ddy, hexes)
-    return np.where(foe, d, 1 << 20).min(axis=1)
-
-
 def _restrict(
     look: Lookahead,
     rows: np.ndarray,
@@ -385,7 +368,9 @@ def _restrict(
     s, t = look.state, look.tables
     actor = np.maximum(s.actor[rows], 0)
     reach = s.reach[rows, actor].astype(np.int64) // 5
-    near = _foe_distance(look, rows)
+    dist = np.empty((rows.size, 1 + t.vectors.shape[0]), dtype=np.int64)
+    foe_distances(t, s, np.ascontiguousarray(rows, dtype=np.int64), dist)
+    near = dist[:, 0]
     walked = s.speed[rows, actor] // 5 - s.turn_movement_left[rows]
     engaged_walk = s.turn_moving[rows] & (walked >= ENGAGED_WALK) & engaged
     legal[np.ix_(engaged_walk, np.arange(MOVE_BASE, STEP_BASE))] = 0
@@ -395,12 +380,11 @@ def _restrict(
     legal[np.ix_(near > reach + 1, np.arange(FIVE_FOOT_BASE, TURN_BASE))] = 0
     if not approach.any():
         return
-    idx = np.flatnonzero(approach)
-    sub = legal[idx, MOVE_BASE:STEP_BASE]
-    for d in range(t.vectors.shape[0]):
-        then = _foe_distance(look, rows[idx], int(t.vectors[d, 0]), int(t.vectors[d, 1]))
-        sub[(then >= near[idx]) & (then > reach[idx] + 1), d] = 0
-    legal[idx, MOVE_BASE:STEP_BASE] = sub
+    then = dist[:, 1:]
+    away = (then >= near[:, None]) & (then > reach[:, None] + 1) & approach[:, None]
+    sub = legal[:, MOVE_BASE : MOVE_BASE + then.shape[1]]
+    sub[away] = 0
+    legal[:, MOVE_BASE : MOVE_BASE + then.shape[1]] = sub
 
 
 def _toward_foe(look: Lookahead, rows: np.ndarray, lazy: np.ndarray) -> np.ndarray:
@@ -412,13 +396,6 @@ def _toward_foe(look: Lookahead, rows: np.ndarray, lazy: np.ndarray) -> np.ndarr
     out = np.zeros((rows.size, RUN_INDEX - TURN_BASE), dtype=np.int8)
     toward_slots(look.tables, look.state, rows, lazy, FRONT_CODE, out)
     return out
-
-
-def _distance(dx: np.ndarray, dy: np.ndarray, hexes: np.ndarray) -> np.ndarray:
-    """Cells between two cells (square: the longer leg; hex: axial distance)."""
-    square = np.maximum(np.abs(dx), np.abs(dy))
-    hexd = (np.abs(dx) + np.abs(dy) + np.abs(dx + dy)) // 2
-    return np.where(hexes, hexd, square)
 
 
 _GROUP_KEY = np.uint64(0x9E3779B97F4A7C15)

@@ -253,39 +253,80 @@ def _attack_base() -> int:
     return ATTACK_BASE
 
 
-_HASH_WEIGHTS: dict[int, np.ndarray] = {}
-
-
-_WALK_FIELDS = ("turn_movement_left", "turn_diagonals")
-
-
 def state_hash(s: State, rows: np.ndarray, walking: bool = False) -> np.ndarray:
-    """A 64-bit key of each row's :data:`DYNAMIC_FIELDS` (a fixed random linear map, modulo
-    2**64: two different states share a key with probability about 2**-64).
+    """A 64-bit key of each row's :data:`DYNAMIC_FIELDS` (:func:`_hash_rows`; two
+    different states share a key with probability about 2**-64; hit points count to
+    1/65536).
 
     ``walking``: the key of where a walk stands, for dominance: without the movement left
     (and the diagonal count), and without the actor's facing while it is moving (it may
     face any way at no cost then, UA-MOVE-01)."""
-    parts = []
-    for name in DYNAMIC_FIELDS:
-        a = getattr(s, name)[rows]
-        if walking and name in _WALK_FIELDS:
-            continue
-        if walking and name == "facing":
-            a = a.copy()
-            moving = s.turn_moving[rows]
-            actor = np.maximum(s.actor[rows], 0)
-            a[np.flatnonzero(moving), actor[moving]] = -1
-        if a.dtype == np.float64:
-            a = a.view(np.int64)
-        parts.append(a.reshape(len(rows), -1).astype(np.int64, copy=False))
-    m = np.concatenate(parts, axis=1).view(np.uint64)
-    w = _HASH_WEIGHTS.get(m.shape[1])
-    if w is None:
-        w = np.random.default_rng(0x5EED).integers(1, 2**63, m.shape[1], dtype=np.uint64) | 1
-        _HASH_WEIGHTS[m.shape[1]] = w
-    with np.errstate(over="ignore"):
-        return (m * w).sum(axis=1, dtype=np.uint64)
+    out = np.empty(rows.size, dtype=np.uint64)
+    _hash_rows(s, np.ascontiguousarray(rows, dtype=np.int64), walking, out)
+    return out
+
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+_SHIFT = np.uint64(29)
+
+
+@njit(cache=True)
+def _mix(h, v):
+    """One value folded into a running 64-bit key (a multiply-xorshift step)."""
+    h = (h ^ np.uint64(np.int64(v))) * _MIX
+    return h ^ (h >> _SHIFT)
+
+
+@njit(cache=True)
+def _hash_rows(s, rows, walking, out):
+    """:func:`state_hash`'s kernel: every field of :data:`DYNAMIC_FIELDS`, in order
+    (``tests/test_expert.py`` checks that each one changes the key)."""
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        h = np.uint64(0x243F6A8885A308D3)
+        actor = s.actor[i]
+        for k in range(s.x.shape[1]):
+            h = _mix(h, s.x[i, k])
+            h = _mix(h, s.y[i, k])
+            if walking and k == actor and s.turn_moving[i]:
+                h = _mix(h, -1)
+            else:
+                h = _mix(h, s.facing[i, k])
+            h = _mix(h, np.round(s.hp[i, k] * 65536.0))
+            h = _mix(h, s.flat_footed[i, k])
+            h = _mix(h, s.readied[i, k])
+            h = _mix(h, s.charging[i, k])
+            h = _mix(h, s.aoo_used[i, k])
+            h = _mix(h, s.provoked[i, k])
+            h = _mix(h, s.order[i, k])
+        h = _mix(h, s.n_order[i])
+        h = _mix(h, s.round[i])
+        h = _mix(h, s.index[i])
+        h = _mix(h, actor)
+        h = _mix(h, s.turn_move_available[i])
+        h = _mix(h, s.turn_standard_available[i])
+        h = _mix(h, s.turn_moving[i])
+        h = _mix(h, s.turn_moved[i])
+        h = _mix(h, s.turn_running[i])
+        if not walking:
+            h = _mix(h, s.turn_movement_left[i])
+            h = _mix(h, s.turn_diagonals[i])
+        h = _mix(h, s.turn_five_foot_step_taken[i])
+        h = _mix(h, s.turn_free_turn_used[i])
+        h = _mix(h, s.turn_turned_after_step[i])
+        h = _mix(h, s.turn_declaring[i])
+        h = _mix(h, s.turn_withdrawing[i])
+        h = _mix(h, s.turn_attacks_made[i])
+        h = _mix(h, s.turn_full_attack[i])
+        h = _mix(h, s.turn_cleave[i, 0])
+        h = _mix(h, s.turn_cleave[i, 1])
+        h = _mix(h, s.turn_cleaved[i])
+        h = _mix(h, s.turn_traded_steps[i])
+        h = _mix(h, s.n_remaining[i])
+        for r in range(s.n_remaining[i]):
+            h = _mix(h, s.remaining[i, r, 0])
+            h = _mix(h, s.remaining[i, r, 1])
+        out[j] = h
 
 
 @njit(cache=True)
@@ -406,3 +447,30 @@ def toward_slots(t, s, rows, lazy, front_code, out):
         out[j, (k - 1) % n] = 1
         out[j, k] = 1
         out[j, (k + 1) % n] = 1
+
+
+@njit(cache=True)
+def foe_distances(t, s, rows, out):
+    """``out[j, 0]``: cells between row ``rows[j]``'s actor and its nearest living foe
+    (footprint to footprint, ``geometry.cells_distance``); ``out[j, 1 + d]``: the same
+    with the actor one step in direction ``d`` (``t.vectors``); 1 << 20 with no foe."""
+    n_dir = t.vectors.shape[0]
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        a = s.actor[i]
+        for d in range(out.shape[1]):
+            out[j, d] = 1 << 20
+        if a < 0:
+            continue
+        sa = s.shape[i, a]
+        for f in range(s.n_creatures[i]):
+            if s.team[i, f] == s.team[i, a] or not s.present[i, f] or s.hp[i, f] <= 0:
+                continue
+            for d in range(-1, n_dir):
+                dx = 0 if d < 0 else t.vectors[d, 0]
+                dy = 0 if d < 0 else t.vectors[d, 1]
+                dist = footprint_distance(
+                    s, i, sa, s.x[i, a] + dx, s.y[i, a] + dy, s.shape[i, f], s.x[i, f], s.y[i, f]
+                )
+                if dist < out[j, d + 1]:
+                    out[j, d + 1] = dist
