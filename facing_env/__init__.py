@@ -32,6 +32,7 @@ from facing_env.errors import (
 from facing_env.registry import ENV_NAMESPACE, register_scenarios, registered_ids
 from facing_env.scenario import load_scenario, scenario_names
 from facing_env.types import Area, GridKind, Ruleset, Size, Terrain
+from facing_env.wrappers import skip_dead_steps
 
 __version__ = "0.1.0"
 
@@ -59,4 +60,5 @@ __all__ = [
     "raw_env",
     "registered_ids",
     "scenario_names",
+    "skip_dead_steps",
 ]

@@ -91,7 +91,7 @@ class raw_env(AECEnv):
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["ansi", "rgb_array", "human"],
         "name": "facing_env_v2",
-        "is_parallelizable": True,
+        "is_parallelizable": False,  # turns are taken one creature at a time
         "render_fps": 4,
     }
 
@@ -104,8 +104,16 @@ class raw_env(AECEnv):
         window: int | None = None,
         flat_footed_start: bool = True,
         rewards: Mapping[str, float] | None = None,
+        max_cycles: int | None = None,
     ) -> None:
         super().__init__()
+        if max_cycles is not None:  # PettingZoo's name for the episode limit: rounds here
+            if max_rounds is not None and max_rounds != max_cycles:
+                raise ValueError(
+                    f"max_cycles ({short_repr(max_cycles)}) and max_rounds "
+                    f"({short_repr(max_rounds)}) are the same limit: give one"
+                )
+            max_rounds = max_cycles
         self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
         if rewards is not None:
             weights = reward_weights(self.scenario.rewards, rewards)
@@ -121,6 +129,10 @@ class raw_env(AECEnv):
         if window is not None and not _is_int(window, 3, 63):
             raise ValueError(f"window must be an integer from 3 to 63, got {short_repr(window)}")
         self.max_rounds = max_rounds or self.scenario.max_rounds
+        self.defer_dead_steps = False
+        """Whether creatures dropped mid-battle keep their dead step until the battle is
+        over (:func:`facing_env.skip_dead_steps` sets it): the selected agent is then
+        alive until the end."""
         self.dice_mode = dice or self.scenario.dice
         self.flat_footed_start = flat_footed_start
         size = window or self.scenario.observation.window
@@ -268,6 +280,7 @@ class raw_env(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
+        self._masked: str | None = None  # the agent whose info holds the action mask
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action (``None`` for a dead agent's last step);
@@ -365,12 +378,20 @@ class raw_env(AECEnv):
                 if not self.terminations[a]:
                     self.truncations[a] = True
         actor = int(state.actor[0])
+        masked = self._masked
+        if masked is not None and masked in self.infos:
+            self.infos[masked].pop("action_mask", None)
+        self._masked = None
         if not over and actor >= 0:
-            self.agent_selection = self._names[actor]
+            self.agent_selection = self._masked = self._names[actor]
+            # the acting agent's mask in its info too (AgileRL reads it there); a copy
+            self.infos[self._masked]["action_mask"] = self._engine.mask[0].copy()
         # AECEnv._accumulate_rewards and _deads_step_first, inlined (same order and result)
         cumulative = self._cumulative_rewards
         for a, value in step_rewards.items():
             cumulative[a] += value
+        if self.defer_dead_steps and not over and not truncated:
+            return  # dropped creatures take their dead steps once the battle is over
         for a in self.agents:
             if self.terminations[a] or self.truncations[a]:
                 self._skip_agent_selection = self.agent_selection

@@ -33,6 +33,8 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import BaseWrapper
 
 from facing_env import league
 from facing_env.actions import END_TURN_INDEX
@@ -265,3 +267,27 @@ class TeamLearnerEnv(gym.Env):
             info["rounds"] = self.env.battle.initiative.round
             info["dice"] = self.env.dice_mode
         return info
+
+
+class SkipDeadSteps(BaseWrapper):
+    """An AEC env whose selected agent is alive until the battle is over (issue 34).
+
+    PettingZoo selects a creature dropped mid-battle at once for its dead step
+    (``step(None)``); trainers that end an episode when the selected agent reports
+    ``termination`` (Tianshou's PettingZoo env, TorchRL's AEC path) then cut the battle
+    at the first death. Under this wrapper the dropped creatures stay in ``agents``
+    (terminated, their rewards 0 from then on) and take their dead steps once the battle
+    is over, with everyone else's, so ``agent_iter`` and PettingZoo's API test run as
+    usual. It sets the unwrapped env's ``defer_dead_steps``."""
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        if not hasattr(env.unwrapped, "defer_dead_steps"):
+            raise TypeError("skip_dead_steps wraps a facing_env environment")
+        env.unwrapped.defer_dead_steps = True
+
+
+def skip_dead_steps(env: AECEnv) -> SkipDeadSteps:
+    """``env`` wrapped in :class:`SkipDeadSteps` (the selected agent is alive until the
+    battle is over): ``facing_env.skip_dead_steps(facing_env.env(scenario="skirmish"))``."""
+    return SkipDeadSteps(env)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from gymnasium.utils.env_checker import data_equivalence
 
 import facing_env
 from tests.env_play import SCENARIOS, masked_choice
@@ -72,7 +73,7 @@ def assert_same_record(a: dict, b: dict, step: int) -> None:
             for part in ("observation", "action_mask"):
                 np.testing.assert_array_equal(obs_x[part], obs_y[part], err_msg=f"{step} {part}")
                 assert obs_x[part].dtype == obs_y[part].dtype
-            assert rest_x == rest_y, f"step {step}: last() differs"
+            assert data_equivalence(rest_x, rest_y), f"step {step}: last() differs"
         elif key == "views":
             assert x.keys() == y.keys(), step
             for agent in x:

@@ -1,0 +1,100 @@
+"""PettingZoo conventions other trainers rely on (issue 34): dead-step-free battles,
+``max_cycles``, the mask in ``info``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test
+
+import facing_env
+
+
+@pytest.mark.parametrize("scenario", ["duel", "skirmish", "ogre", "procedural"])
+def test_skip_dead_steps_passes_the_api_test(scenario):
+    api_test(facing_env.skip_dead_steps(facing_env.env(scenario=scenario)), num_cycles=300)
+
+
+def test_skip_dead_steps_selects_a_living_agent_until_the_battle_is_over():
+    """Tianshou's PettingZoo env ends an episode when the selected agent is terminated:
+    under skip_dead_steps that happens only once the battle is over, though creatures
+    fall before the end (skirmish: four creatures, random play)."""
+    deaths_before_end = 0
+    for seed in range(6):
+        env = facing_env.skip_dead_steps(facing_env.env(scenario="skirmish"))
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        over = False
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            done = [a for a in env.agents if env.terminations[a] or env.truncations[a]]
+            if term or trunc:
+                assert len(done) == len(env.agents)  # only once everyone is done
+                over = True
+                env.step(None)
+                continue
+            assert not over
+            deaths_before_end += bool(done)
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert over and not env.agents
+    assert deaths_before_end > 0  # the case the wrapper is for did happen
+
+
+def test_skip_dead_steps_plays_the_same_battle():
+    """Deferring the dead steps changes no trajectory: the same actions give the same
+    events and winner as the plain env."""
+    plain, skip = facing_env.raw_env(scenario="skirmish"), facing_env.raw_env(scenario="skirmish")
+    facing_env.skip_dead_steps(skip)
+    for env in (plain, skip):
+        env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    while plain.agents:
+        agent = plain.agent_selection
+        if plain.terminations[agent] or plain.truncations[agent]:
+            plain.step(None)
+            continue
+        mask = plain.observe(agent)["action_mask"]
+        action = int(rng.choice(np.flatnonzero(mask)))
+        plain.step(action)
+        while skip.agents and skip.agent_selection != agent:
+            skip.step(None)  # the end's dead steps
+        skip.step(action)
+    assert skip.events == plain.events
+
+
+def test_max_cycles_is_the_round_limit():
+    """PettingZoo's max_cycles, accepted by env(), parallel_env() and pettingzoo.make,
+    means rounds (the battle is truncated after that many)."""
+    assert facing_env.raw_env(scenario="duel", max_cycles=3).max_rounds == 3
+    assert facing_env.env(scenario="duel", max_cycles=4).unwrapped.max_rounds == 4
+    par = facing_env.parallel_env(scenario="duel", max_cycles=5)
+    assert par.unwrapped.max_rounds == 5
+    made = pettingzoo.make("aec", "facing_env/Duel-v2", max_cycles=6)
+    assert made.unwrapped.max_rounds == 6
+    with pytest.raises(ValueError, match="max_cycles"):
+        facing_env.raw_env(scenario="duel", max_cycles=3, max_rounds=4)
+    with pytest.raises(ValueError, match="max_rounds"):
+        facing_env.raw_env(scenario="duel", max_cycles=0)
+
+
+def test_acting_agents_mask_is_in_its_info():
+    """AgileRL reads the mask from info["action_mask"]: the acting agent's info holds a
+    copy of its observation's mask; no other agent's info holds one."""
+    env = facing_env.env(scenario="skirmish")
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        np.testing.assert_array_equal(info["action_mask"], obs["action_mask"])
+        assert info["action_mask"] is not obs["action_mask"]
+        others = [a for a in env.agents if a != agent and "action_mask" in env.infos[a]]
+        assert not others
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_not_parallelizable_by_aec_to_parallel():
+    assert facing_env.raw_env().metadata["is_parallelizable"] is False
