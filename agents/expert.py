@@ -73,6 +73,8 @@ from facing_env.battle import Battle
 from facing_env.fast.tables import FRONT_CODE
 
 REPLIES = 10
+CHUNK = 5
+"""Endings whose following turns are searched together (module docstring, 3)."""
 """How many of its best turn endings the expert plays the foes' replies to."""
 KILL = 25.0
 """Value of a foe down (in hit points), besides the damage that took it down."""
@@ -111,7 +113,7 @@ class ExpertAgent:
     plans: ClassVar[bool] = True
     """Chooses from the battle (:meth:`act_battle`), not from the observation alone."""
 
-    def __init__(self, replies: int = REPLIES, capacity: int = 16384) -> None:
+    def __init__(self, replies: int = REPLIES, capacity: int = 32768) -> None:
         self.replies = replies
         self.look = Lookahead(capacity)
         self._plans: dict[int, list[tuple[int, np.uint64]]] = {}
@@ -177,37 +179,55 @@ class ExpertAgent:
     def replies_value(self, rows: np.ndarray, team: int, n_actions: int) -> np.ndarray:
         """The score of each of ``rows`` after the turns that follow it until the acting
         creature's next turn (module docstring, 3): each foe's reply, and each ally's turn
-        (the ally takes the ending best for its side, searched as the expert's own)."""
+        (the ally takes the ending best for its side, searched as the expert's own).
+        The endings are played :data:`CHUNK` at a time, each chunk's search rows given
+        back once its chosen endings are kept, so a wide search never runs out of rows."""
         look = self.look
         s = look.state
         start = s.actor[0]
         cur = rows.copy()
         for _ in range(MAX_REPLY_ROUNDS):
             actor = s.actor[cur]
-            going = (actor >= 0) & (actor != start)
-            if not going.any():
+            going = np.flatnonzero((actor >= 0) & (actor != start))
+            if going.size == 0:
                 break
-            groups = np.flatnonzero(going)
-            roots = look.copy_rows(cur[groups])
-            if roots.size < groups.size:
-                break
-            foe = s.team[roots, s.actor[roots]] != team
-            mine = s.team[roots] == team
-            readied = foe & (s.readied[roots] & mine).any(axis=1)
-            hide = np.outer(foe, np.ones(mine.shape[1], dtype=bool)) & mine
-            s.readied[roots] = s.readied[roots] & ~hide  # a foe does not see them coming
-            look.parent[roots] = -1
-            look.action[roots] = -1  # a new turn: nothing done in it yet
-            chosen = self._side_turns(roots, team, n_actions, foe)
-            for g, root, leaf, was_readied in zip(groups, roots, chosen, readied, strict=True):
+            for lo in range(0, going.size, CHUNK):
+                groups = going[lo : lo + CHUNK]
+                mark = look.used
+                ends = self._side_turn_rows(cur[groups], team, n_actions)
+                look.used = mark  # the chunk's search rows go back; its endings stay
+                kept = look.copy_rows(ends)
+                if kept.size < groups.size:
+                    return evaluate(look, cur, team)
+                cur[groups] = kept
+        return evaluate(look, cur, team)
+
+    def _side_turn_rows(self, starts: np.ndarray, team: int, n_actions: int) -> np.ndarray:
+        """The row each of ``starts`` reaches after its actor's turn (``starts`` itself
+        when the search finds nothing)."""
+        look = self.look
+        s = look.state
+        roots = look.copy_rows(starts)
+        if roots.size < starts.size:
+            return starts
+        foe = s.team[roots, s.actor[roots]] != team
+        mine = s.team[roots] == team
+        readied = foe & (s.readied[roots] & mine).any(axis=1)
+        hide = np.outer(foe, np.ones(mine.shape[1], dtype=bool)) & mine
+        s.readied[roots] = s.readied[roots] & ~hide  # a foe does not see them coming
+        look.parent[roots] = -1
+        look.action[roots] = -1  # a new turn: nothing done in it yet
+        chosen = self._side_turns(roots, team, n_actions, foe)
+        out = starts.copy()
+        for g, (root, leaf) in enumerate(zip(roots, chosen, strict=True)):
+            if leaf < 0:
+                continue
+            if readied[g]:
+                leaf = replay(look, int(starts[g]), look.path(int(leaf), stop=int(root)))
                 if leaf < 0:
                     continue
-                if was_readied:
-                    leaf = replay(look, int(cur[g]), look.path(int(leaf), stop=int(root)))
-                    if leaf < 0:
-                        continue
-                cur[g] = leaf
-        return evaluate(look, cur, team)
+            out[g] = leaf
+        return out
 
     def _side_turns(
         self, roots: np.ndarray, team: int, n_actions: int, foe: np.ndarray
@@ -219,10 +239,10 @@ class ExpertAgent:
         allow[:, RUN_INDEX] = 0
         engaged = _engaged(look, roots)
         walk = np.arange(MOVE_BASE, FIVE_FOOT_BASE)
-        allow[np.ix_(engaged & foe, walk)] = 0  # a foe in reach: 5-foot steps only
+        allow[np.ix_(engaged | ~foe, walk)] = 0  # a foe in reach, an ally: no walking
         group = np.full(look.capacity, -1, dtype=np.int64)
         group[roots] = np.arange(roots.size)
-        leaves = turn_tree(look, roots, allow, group, approach=~engaged & foe, reply=foe)
+        leaves = turn_tree(look, roots, allow, group, approach=~engaged, reply=foe)
         chosen = np.full(roots.size, -1, dtype=np.int64)
         if leaves.size == 0:
             return chosen
@@ -381,7 +401,7 @@ def _restrict(
     if not approach.any():
         return
     then = dist[:, 1:]
-    away = (then >= near[:, None]) & (then > reach[:, None] + 1) & approach[:, None]
+    away = (then >= near[:, None]) & (then > reach[:, None]) & approach[:, None]
     sub = legal[:, MOVE_BASE : MOVE_BASE + then.shape[1]]
     sub[away] = 0
     legal[:, MOVE_BASE : MOVE_BASE + then.shape[1]] = sub
@@ -431,11 +451,16 @@ def evaluate(look: Lookahead, rows: np.ndarray, team: int) -> np.ndarray:
     won = ~(alive[:, foes].any(axis=1))
     lost_all = ~(alive[:, mine].any(axis=1))
     value += WIN * (won.astype(float) - lost_all.astype(float))
-    pot = np.zeros((rows.size, s.present.shape[1]))
-    attack_potential(look.tables, s, rows, _AREA_VALUE, pot)
-    pot = pot[:, :k]
     actor = s.actor[rows]
     mine_next = (actor >= 0) & (s.team[rows, np.maximum(actor, 0)] == team)
+    # the side that acts next may walk before it strikes; the other, a 5-foot step
+    next_side = np.where(mine_next[:, None], mine[None, :], foes[None, :])
+    walk = np.maximum(s.speed[0, :k].astype(np.int64) // 5, 1)
+    moves = np.zeros((rows.size, s.present.shape[1]), dtype=np.int64)
+    moves[:, :k] = np.where(next_side, walk[None, :], 1)
+    pot = np.zeros((rows.size, s.present.shape[1]))
+    attack_potential(look.tables, s, np.ascontiguousarray(rows), _AREA_VALUE, moves, pot)
+    pot = pot[:, :k]
     w_mine = np.where(mine_next, 1.0, OTHER_SIDE)
     w_foes = np.where(mine_next, OTHER_SIDE, 1.0)
     value += w_mine * (pot[:, mine] * alive[:, mine]).sum(axis=1)

@@ -29,7 +29,7 @@ from facing_env.dice import DICE_MODES
 from facing_env.fast.apply import auto_end
 from facing_env.fast.batch import step_all
 from facing_env.fast.events import allocate_events
-from facing_env.fast.geo import area_code, footprint_distance, terrain_at
+from facing_env.fast.geo import area_code, cell_distance, footprint_distance, terrain_at
 from facing_env.fast.jit import bind
 from facing_env.fast.state import AREA_CODES, State, allocate, load, shape_index
 from facing_env.fast.tables import Tables, charge_tables, radius_for, tables_for
@@ -337,15 +337,14 @@ def _hit_chance(bonus: float, ac: float) -> float:
 
 
 @njit(cache=True)
-def attack_potential(t, s, rows, area_value, out):
+def attack_potential(t, s, rows, area_value, moves, out):
     """``out[j, k]``: the best expected damage creature ``k`` of row ``rows[j]`` could deal
-    with one attack (its first) against a living foe from its space or after a 5-foot
-    step to a free space (no terrain, no creature), turned toward the foe; 0 when none
-    is in reach. The foe's area of the attacker's cell gives the bonus
-    (``area_value``: flank +2, rear +4, UA-OPP-01/02); sneak attack dice count from the
-    rear (UA-SNK-01). A heuristic of position, not a rule: it ignores the terrain's
-    cost and the attacker's own facing."""
-    n_dir = t.vectors.shape[0]
+    with one attack (its first) against a living foe from a free space (no terrain, no
+    creature) at most ``moves[j, k]`` cells from its own (1: a 5-foot step; more: a move,
+    the way there not checked), turned toward the foe; 0 when none is in reach. The foe's
+    area of the attacker's cell gives the bonus (``area_value``: flank +2, rear +4,
+    UA-OPP-01/02); sneak attack dice count from the rear (UA-SNK-01). A heuristic of
+    position, not a rule: it ignores the way's cost and the attacker's own facing."""
     for j in range(rows.shape[0]):
         i = rows[j]
         n = s.n_creatures[i]
@@ -353,51 +352,61 @@ def attack_potential(t, s, rows, area_value, out):
             out[j, a] = 0.0
             if not s.present[i, a] or s.hp[i, a] <= 0 or s.n_attacks[i, a] == 0:
                 continue
-            reach = s.reach[i, a] // 5
-            bonus = s.attack_bonus[i, a, 0]
-            dmg = s.attack_damage[i, a, 0, 0] * (s.attack_damage[i, a, 0, 1] + 1) * 0.5
-            dmg += s.attack_damage[i, a, 0, 2]
-            sneak = s.sneak_attack[i, a, 0] * (s.sneak_attack[i, a, 1] + 1) * 0.5
-            sneak += s.sneak_attack[i, a, 2]
-            sa = s.shape[i, a]
+            m = moves[j, a]
             best = 0.0
-            for d in range(-1, n_dir):
-                if d < 0:
-                    cx = s.x[i, a]
-                    cy = s.y[i, a]
-                else:
-                    cx = s.x[i, a] + t.vectors[d, 0]
-                    cy = s.y[i, a] + t.vectors[d, 1]
-                    if terrain_at(s, i, cx, cy) != 0:
+            for dy in range(-m, m + 1):
+                for dx in range(-m, m + 1):
+                    cx = s.x[i, a] + dx
+                    cy = s.y[i, a] + dy
+                    if (dx != 0 or dy != 0) and not _free(s, i, a, cx, cy, m):
                         continue
-                    free = True
-                    for o in range(n):
-                        if o == a or not s.present[i, o] or s.hp[i, o] <= 0:
-                            continue
-                        if (
-                            footprint_distance(
-                                s, i, sa, cx, cy, s.shape[i, o], s.x[i, o], s.y[i, o]
-                            )
-                            == 0
-                        ):
-                            free = False
-                            break
-                    if not free:
-                        continue
-                for f in range(n):
-                    if s.team[i, f] == s.team[i, a] or not s.present[i, f] or s.hp[i, f] <= 0:
-                        continue
-                    dist = footprint_distance(s, i, sa, cx, cy, s.shape[i, f], s.x[i, f], s.y[i, f])
-                    if dist > reach or dist == 0:
-                        continue
-                    code = area_code(t, s, i, f, cx, cy)
-                    p = _hit_chance(bonus + area_value[code], s.ac[i, f])
-                    value = p * dmg
-                    if code == _REAR and sneak > 0:
-                        value += p * sneak
+                    value = _best_strike(t, s, i, a, cx, cy, area_value)
                     if value > best:
                         best = value
             out[j, a] = best
+
+
+@njit(cache=True)
+def _free(s, i, a, cx, cy, m):
+    """Whether creature ``a`` could stand at ``(cx, cy)``, at most ``m`` cells away."""
+    if cell_distance(s, i, s.x[i, a], s.y[i, a], cx, cy) > m:
+        return False
+    if terrain_at(s, i, cx, cy) != 0:
+        return False
+    sa = s.shape[i, a]
+    for o in range(s.n_creatures[i]):
+        if o == a or not s.present[i, o] or s.hp[i, o] <= 0:
+            continue
+        if footprint_distance(s, i, sa, cx, cy, s.shape[i, o], s.x[i, o], s.y[i, o]) == 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _best_strike(t, s, i, a, cx, cy, area_value):
+    """The best expected damage of creature ``a``'s first attack from ``(cx, cy)``."""
+    reach = s.reach[i, a] // 5
+    bonus = s.attack_bonus[i, a, 0]
+    dmg = s.attack_damage[i, a, 0, 0] * (s.attack_damage[i, a, 0, 1] + 1) * 0.5
+    dmg += s.attack_damage[i, a, 0, 2]
+    sneak = s.sneak_attack[i, a, 0] * (s.sneak_attack[i, a, 1] + 1) * 0.5
+    sneak += s.sneak_attack[i, a, 2]
+    sa = s.shape[i, a]
+    best = 0.0
+    for f in range(s.n_creatures[i]):
+        if s.team[i, f] == s.team[i, a] or not s.present[i, f] or s.hp[i, f] <= 0:
+            continue
+        dist = footprint_distance(s, i, sa, cx, cy, s.shape[i, f], s.x[i, f], s.y[i, f])
+        if dist > reach or dist == 0:
+            continue
+        code = area_code(t, s, i, f, cx, cy)
+        p = _hit_chance(bonus + area_value[code], s.ac[i, f])
+        value = p * dmg
+        if code == _REAR and sneak > 0:
+            value += p * sneak
+        if value > best:
+            best = value
+    return best
 
 
 @njit(cache=True)
