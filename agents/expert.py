@@ -401,7 +401,7 @@ def _restrict(
     if not approach.any():
         return
     then = dist[:, 1:]
-    away = (then >= near[:, None]) & (then > reach[:, None]) & approach[:, None]
+    away = (then >= near[:, None]) & (then > reach[:, None] + 1) & approach[:, None]
     sub = legal[:, MOVE_BASE : MOVE_BASE + then.shape[1]]
     sub[away] = 0
     legal[:, MOVE_BASE : MOVE_BASE + then.shape[1]] = sub
@@ -453,11 +453,13 @@ def evaluate(look: Lookahead, rows: np.ndarray, team: int) -> np.ndarray:
     value += WIN * (won.astype(float) - lost_all.astype(float))
     actor = s.actor[rows]
     mine_next = (actor >= 0) & (s.team[rows, np.maximum(actor, 0)] == team)
-    # the side that acts next may walk before it strikes; the other, a 5-foot step
+    # the side that acts next may walk before it strikes, unless a foe is in its reach
+    # (walking away draws attacks of opportunity); the other side, a 5-foot step
     next_side = np.where(mine_next[:, None], mine[None, :], foes[None, :])
     walk = np.maximum(s.speed[0, :k].astype(np.int64) // 5, 1)
+    free = ~_in_reach(s, rows, k)
     moves = np.zeros((rows.size, s.present.shape[1]), dtype=np.int64)
-    moves[:, :k] = np.where(next_side, walk[None, :], 1)
+    moves[:, :k] = np.where(next_side & free, walk[None, :], 1)
     pot = np.zeros((rows.size, s.present.shape[1]))
     attack_potential(look.tables, s, np.ascontiguousarray(rows), _AREA_VALUE, moves, pot)
     pot = pot[:, :k]
@@ -467,6 +469,18 @@ def evaluate(look: Lookahead, rows: np.ndarray, team: int) -> np.ndarray:
     value -= w_foes * (pot[:, foes] * alive[:, foes]).sum(axis=1)
     value -= APPROACH * _nearest(s, rows, mine, foes, alive)
     return value
+
+
+def _in_reach(s, rows: np.ndarray, k: int) -> np.ndarray:
+    """``(len(rows), k)``: whether a living enemy stands within each creature's reach
+    (anchor to anchor: the one-square creatures of most scenarios)."""
+    x = s.x[rows, :k].astype(np.int64)
+    y = s.y[rows, :k].astype(np.int64)
+    d = np.maximum(np.abs(x[:, :, None] - x[:, None, :]), np.abs(y[:, :, None] - y[:, None, :]))
+    team = s.team[0, :k]
+    enemy = (team[:, None] != team[None, :]) & (s.hp[rows, :k] > 0)[:, None, :]
+    reach = np.maximum(s.reach[0, :k].astype(np.int64) // 5, 1)
+    return ((d <= reach[None, :, None]) & enemy).any(axis=2)
 
 
 def _nearest(s, rows: np.ndarray, mine: np.ndarray, foes: np.ndarray, alive: np.ndarray):
