@@ -99,6 +99,12 @@ walks toward the fight when nothing else differs."""
 ENGAGED_WALK = 3
 """Squares a search walks, at most, while a foe is within a step of its reach (walking
 there draws attacks of opportunity: a few squares reach any side of the foe)."""
+PATIENCE = 3
+"""Rounds the expert may wait for its foes (a battle that reaches its round limit counts
+against both sides)."""
+LATE_APPROACH = 0.5
+"""Per square to the nearest foe and per round past :data:`PATIENCE`: after a few rounds
+the expert closes in even on a foe that waits readied (a draw is no better than a loss)."""
 MAX_DEPTH = 24
 """Actions in one turn the search looks at, at most."""
 MAX_REPLY_ROUNDS = 4
@@ -467,7 +473,8 @@ def evaluate(look: Lookahead, rows: np.ndarray, team: int) -> np.ndarray:
     w_foes = np.where(mine_next, OTHER_SIDE, 1.0)
     value += w_mine * (pot[:, mine] * alive[:, mine]).sum(axis=1)
     value -= w_foes * (pot[:, foes] * alive[:, foes]).sum(axis=1)
-    value -= APPROACH * _nearest(s, rows, mine, foes, alive)
+    late = np.maximum(s.round[rows].astype(float) - PATIENCE, 0.0)
+    value -= (APPROACH + LATE_APPROACH * late) * _nearest(s, rows, mine, foes, alive)
     return value
 
 
