@@ -119,7 +119,7 @@ def test_evaluate_exits_2_with_one_line_from_the_shell():
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         "python -m facing_env.evaluate: error: --agents: unknown agent 'wizrd'; expected one of"
-        " random, aggressive, flanker, defensive, model:PATH[@T], rllib:PATH[#MODULE_ID]"
+        " random, aggressive, flanker, defensive, expert, model:PATH[@T], rllib:PATH[#MODULE_ID]"
     ]
     assert "Traceback" not in proc.stderr
 
