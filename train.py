@@ -332,12 +332,15 @@ def _batched(args: Args, env_kwargs: dict, n: int) -> dict:
 
 def pretrain(args: Args, model: MaskablePPO, run_dir: Path, env_kwargs: dict) -> list[dict]:
     """Behaviour cloning of ``--clone`` (facing_env.imitation): its decisions in 64
-    batched battles against the opponent pool (dice as in training), then the policy fitted
+    batched battles (fewer for under 1,024 decisions a round: a search agent such as the
+    expert costs per battle) against the opponent pool (dice as in training), then the policy fitted
     to them; each later round (DAgger) the policy plays and the agent's choices are
     recorded. Each round's measures go to ``clone.json`` and are returned."""
     from facing_env.imitation import Demonstrations, clone, demonstrations
 
-    kwargs = _batched(args, env_kwargs, 64)
+    per_round = args.clone_samples // args.clone_rounds
+    n = min(64, max(2, per_round // 16))  # 64 battles, fewer for a small sample
+    kwargs = _batched(args, env_kwargs, n)
     gathered: Demonstrations | None = None
     rounds: list[dict] = []
     for r in range(args.clone_rounds):
@@ -347,8 +350,8 @@ def pretrain(args: Args, model: MaskablePPO, run_dir: Path, env_kwargs: dict) ->
             args.scenario,
             args.clone,
             args.opponents,
-            args.clone_samples // args.clone_rounds,
-            num_envs=64,
+            per_round,
+            num_envs=n,
             seed=args.seed + 1_000_000 + 10_000 * r,  # battles apart from the training ones
             gamma=args.gamma,
             player=player,
