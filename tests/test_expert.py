@@ -152,3 +152,14 @@ def test_play_games_matches_play_game_with_the_expert(scenario):
         one = play_game(scenario, lineup, 40 + g)
         assert (one.winner, one.rounds) == (batch[g].winner, batch[g].rounds)
         assert [a for a in one.actions if a[1] is not None] == batch[g].actions
+
+
+def test_evaluate_in_worker_processes_plays_the_same_games():
+    """evaluate(workers=2) splits a pair's games over two processes (the expert chooses
+    game by game): the same games, the same tallies as in one process."""
+    from facing_env.evaluate import evaluate
+
+    one = evaluate("duel", ["expert", "flanker"], 8, seed=77)
+    two = evaluate("duel", ["expert", "flanker"], 8, seed=77, workers=2)
+    assert one.pairs[0].to_dict() == two.pairs[0].to_dict()
+    assert one.agents["expert"].attacks == two.agents["expert"].attacks
