@@ -97,8 +97,8 @@ APPROACH = 0.01
 """Per square between the expert's creatures and their nearest foe: the tie-break that
 walks toward the fight when nothing else differs."""
 ENGAGED_WALK = 3
-"""Squares a search walks, at most, while a foe is within a step of its reach (walking
-there draws attacks of opportunity: a few squares reach any side of the foe)."""
+"""Squares a search walks, at most, when a foe is within reach at the turn's start (walking
+away draws attacks of opportunity: a few squares reach any side of the foe)."""
 PATIENCE = 3
 """Rounds the expert may wait for its foes (a battle that reaches its round limit counts
 against both sides)."""
@@ -108,7 +108,8 @@ the expert closes in even on a foe that waits readied (a draw is no better than 
 MAX_DEPTH = 24
 """Actions in one turn the search looks at, at most."""
 MAX_REPLY_ROUNDS = 4
-"""Foe turns played out after the expert's turn, at most (until its side acts again)."""
+"""Turns played out after the expert's creature's turn, at most (foes' replies and allies'
+turns, until that creature acts again)."""
 
 
 class ExpertAgent:
