@@ -17,17 +17,8 @@ from facing_env.agents.lookahead import Lookahead
 from facing_env.dice import Dice
 from facing_env.match import play_game, play_games
 from tests.boards import board
+from tests.test_ceiling import FIGHTER  # the duel's fighter, as a board's fields
 
-FIGHTER = {
-    "hp": 52,
-    "ac": 17,
-    "dex": 13,
-    "speed": 30,
-    "base_attack_bonus": 3,
-    "armor": "medium",
-    "feats": ["Combat Reflexes"],
-    "attacks": [{"name": "longsword", "bonus": 6, "damage": "1d8+3", "threat_range": 19}],
-}
 NAMES = action_names("square", 2)
 
 
