@@ -40,12 +40,12 @@ except ImportError as exc:  # pragma: no cover - the message is the point
 from facing_env import cli
 from facing_env.agents.learned import PolicyAgent
 from facing_env.env import raw_env
-from facing_env.evaluate import Report, evaluate, image_links, plots
-from facing_env.league import WEIGHTINGS, League
-from facing_env.match import Agent
-from facing_env.policies import entity_policy_kwargs
+from facing_env.evaluation.evaluate import Report, evaluate, image_links, plots
+from facing_env.evaluation.match import Agent
 from facing_env.scenario import DEFAULT_SCENARIO, load_scenario, reward_weights
-from facing_env.wrappers import TeamLearnerEnv
+from facing_env.train.league import WEIGHTINGS, League
+from facing_env.train.policies import entity_policy_kwargs
+from facing_env.train.team_env import TeamLearnerEnv
 
 
 @dataclass
@@ -64,7 +64,7 @@ class Args:
     """environments stepped together (more amortise each policy forward pass)"""
     vec_env: str = "dummy"
     """'dummy' (TeamLearnerEnv copies in this process), 'subproc' (one process each) or
-    'vector' (facing_env.sb3_vec_env.TeamVecEnv: the battles as arrays in one batched
+    'vector' (facing_env.train.team_vec_env.TeamVecEnv: the battles as arrays in one batched
     engine, the opponents acting in batch; no --approach-shaping)"""
     opponents: tuple[str, ...] = ("random", "aggressive", "flanker", "defensive")
     """opponents in the pool (scripted names, model:PATH[@T] or rllib:PATH[#ID]:
@@ -74,7 +74,7 @@ class Args:
     league: bool = True
     """prioritised fictitious self-play: draw opponents in proportion to
     max(floor, priority(win rate)), win rates estimated from the training battles
-    (facing_env.league)"""
+    (facing_env.train.league)"""
     league_power: float = 2.0
     """sharpness of the league's priority (0: uniform)"""
     league_weighting: str = "variance"
@@ -86,7 +86,7 @@ class Args:
     """weight of an opponent at the ends (always or never beaten), before normalising"""
     clone: str | None = "flanker"
     """a scripted agent whose play the policy copies before PPO starts (behaviour cloning:
-    its decisions in battles against the opponent pool, facing_env.imitation; the value
+    its decisions in battles against the opponent pool, facing_env.train.imitation; the value
     head learns the returns that followed them); None: PPO from a random policy. The clone
     of flanker took the skirmish from 0.46-0.61 / 0.10-0.38 / 0.16-0.75 to about 0.67 /
     0.66 / 0.94 against aggressive / flanker / defensive (docs/training.md)"""
@@ -100,7 +100,7 @@ class Args:
     is fitted again on everything gathered after each round"""
     policy: str = "mlp"
     """'mlp' (one MLP over the flat observation) or 'entity' (a convolution over the window
-    and one shared network per creature row, facing_env.policies.EntityExtractor; on the
+    and one shared network per creature row, facing_env.train.policies.EntityExtractor; on the
     duel no better than the MLP at 800k steps, docs/training.md)"""
     self_play: bool = False
     """add frozen snapshots of the learner to the opponent pool (off by default: on the
@@ -307,7 +307,7 @@ def make_vec_env(args: Args, env_kwargs: dict) -> VecEnv:
     if args.vec_env != "vector":
         factories = [make_env(args, i, env_kwargs) for i in range(args.n_envs)]
         return SubprocVecEnv(factories) if args.vec_env == "subproc" else DummyVecEnv(factories)
-    from facing_env.sb3_vec_env import TeamVecEnv
+    from facing_env.train.team_vec_env import TeamVecEnv
 
     kwargs = _batched(args, env_kwargs, args.n_envs)
     venv = TeamVecEnv(
@@ -331,12 +331,12 @@ def _batched(args: Args, env_kwargs: dict, n: int) -> dict:
 
 
 def pretrain(args: Args, model: MaskablePPO, run_dir: Path, env_kwargs: dict) -> list[dict]:
-    """Behaviour cloning of ``--clone`` (facing_env.imitation): its decisions in 64
+    """Behaviour cloning of ``--clone`` (facing_env.train.imitation): its decisions in 64
     batched battles (fewer for under 1,024 decisions a round: a search agent such as the
     expert costs per battle) against the opponent pool (dice as in training), then the policy fitted
     to them; each later round (DAgger) the policy plays and the agent's choices are
     recorded. Each round's measures go to ``clone.json`` and are returned."""
-    from facing_env.imitation import Demonstrations, clone, demonstrations
+    from facing_env.train.imitation import Demonstrations, clone, demonstrations
 
     per_round = args.clone_samples // args.clone_rounds
     n = min(64, max(2, per_round // 16))  # 64 battles, fewer for a small sample
@@ -410,7 +410,7 @@ PROG = "train.py"
 VEC_ENVS = ("dummy", "subproc", "vector")
 """The choices of --vec-env."""
 LOW_VARIANCE_DICE = ("expected", "deck", "mean")
-"""The dice modes --low-variance-dice accepts (facing_env.dice.DICE_MODES but 'roll')."""
+"""The dice modes --low-variance-dice accepts (facing_env.rules.dice.DICE_MODES but 'roll')."""
 
 
 def check_args(args: Args) -> dict:

@@ -6,7 +6,7 @@
     python train_rllib.py --help                         # every option, with its description
 
 Read top to bottom: arguments, Ray (a local instance, or a cluster with ``--ray-address``),
-the PPO config (the PettingZoo adapter of :mod:`facing_env.rllib`, policy mapping: one
+the PPO config (the PettingZoo adapter of :mod:`facing_env.train.rllib`, policy mapping: one
 ``shared`` policy for every creature or one per team, action-masking modules, env runners
 that sample in parallel on any node, learners), training with checkpoints, and the same
 evaluation report as ``train.py`` (round-robin against every scripted agent). Both teams
@@ -40,9 +40,10 @@ except ImportError as exc:  # pragma: no cover - the message is the point
 
 import facing_env
 from facing_env import cli
-from facing_env.evaluate import Report, evaluate
-from facing_env.match import Agent
-from facing_env.rllib import (
+from facing_env.evaluation.evaluate import Report, evaluate
+from facing_env.evaluation.match import Agent
+from facing_env.scenario import DEFAULT_SCENARIO, load_scenario
+from facing_env.train.rllib import (
     FacingRLlibEnv,
     ModuleAgent,
     load_module,
@@ -51,7 +52,6 @@ from facing_env.rllib import (
     shared_policy,
     team_policy,
 )
-from facing_env.scenario import DEFAULT_SCENARIO, load_scenario
 
 
 @dataclass

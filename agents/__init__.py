@@ -14,13 +14,13 @@ that name is generic enough to collide with other installed distributions.
 
 ``expert`` (:mod:`facing_env.agents.expert`) is a search agent: it plans with the engine
 as its forward model, so it chooses from the battle (``act_battle``), which the game
-loops of :mod:`facing_env.match` and ``train.py`` give it (:func:`choose`).
+loops of :mod:`facing_env.evaluation.match` and ``train.py`` give it (:func:`choose`).
 
 ``model:PATH`` plays a saved policy's most likely action; ``model:PATH@T`` samples it at
 temperature ``T`` (``@1``: as trained).
 
 ``rllib:PATH`` or ``rllib:PATH#MODULE_ID`` loads a module of an RLlib checkpoint (the
-``rllib`` extra; see :mod:`facing_env.rllib`).
+``rllib`` extra; see :mod:`facing_env.train.rllib`).
 
 The scripted agents also act on batches: ``make_agent(name).act_batch(observations,
 masks, rng)`` or :func:`make_batch_agent` (``facing_env.agents.batch``) take ``(N, D)``
@@ -71,7 +71,7 @@ def make_agent(name: str) -> Agent:
             raise ValueError("model: needs a path, e.g. model:runs/policy.zip")
         return LearnedAgent(path, temperature=temperature)
     if name.startswith("rllib:"):
-        from facing_env.rllib import load_agent
+        from facing_env.train.rllib import load_agent
 
         return load_agent(name.removeprefix("rllib:"))
     factory = _SCRIPTED.get(name)

@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 
 import facing_env
-from facing_env import engine
 from facing_env.agents.base import Agent, choose
 from facing_env.events import Event
+from facing_env.rules import engine
 
 
 class MaskViolation(AssertionError):

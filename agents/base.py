@@ -10,7 +10,7 @@ import numpy as np
 from facing_env.agents.batch import BatchAgent
 
 if TYPE_CHECKING:
-    from facing_env.battle import Battle
+    from facing_env.rules.battle import Battle
 
 
 @runtime_checkable

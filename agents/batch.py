@@ -22,7 +22,7 @@ same generator, so its actions are identical too.
 
 The kernels read the observation by the named offsets of :mod:`facing_env.observation`
 (``Column.DISTANCE``, ``Scalar.HEX_GRID``...) and the action layout of
-:mod:`facing_env.actions`. Those, the footprints of :mod:`facing_env.geometry`, the angle
+:mod:`facing_env.actions`. Those, the footprints of :mod:`facing_env.rules.geometry`, the angle
 thresholds of :mod:`facing_env.tables` and the agents' parameters (the ``flanker``
 module's values, ``pathing.DIAGONAL_COST``, ``tactics.ASSUMED_SPEED``) reach the kernels
 as arrays built at run time (:func:`spec_for`), never as frozen globals: numba's disk cache
@@ -218,7 +218,7 @@ def _tables(n_observation: int, n_actions: int) -> _Tables:
 
 
 def _build_tables(n_observation: int, n_actions: int) -> _Tables:
-    from facing_env import actions, geometry
+    from facing_env import actions
     from facing_env.agents import aggressive, flanker, pathing, tactics
     from facing_env.agents.view import layout_of
     from facing_env.observation import (
@@ -230,6 +230,7 @@ def _build_tables(n_observation: int, n_actions: int) -> _Tables:
         Scalar,
         TacticScalar,
     )
+    from facing_env.rules import geometry
     from facing_env.tables import RULESETS
     from facing_env.types import GridKind, Ruleset, Size
 

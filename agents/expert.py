@@ -37,7 +37,7 @@ needs no generator.
 
 It reads the battle, not the observation vector: the positions, facings, hit points,
 stat blocks and turn state the observation encodes, in the engine's own form (a
-:class:`~facing_env.battle.Battle` holds no dice). Game loops give it the battle through
+:class:`~facing_env.rules.battle.Battle` holds no dice). Game loops give it the battle through
 :meth:`ExpertAgent.act_battle` (:func:`facing_env.agents.base.choose`); games played side
 by side each keep their own plan (``game``, :meth:`ExpertAgent.fork`).
 
@@ -69,8 +69,8 @@ from facing_env.agents.lookahead import (
     foe_distances,
     toward_slots,
 )
-from facing_env.battle import Battle
-from facing_env.fast.tables import FRONT_CODE
+from facing_env.fast.lookup import FRONT_CODE
+from facing_env.rules.battle import Battle
 
 REPLIES = 10
 CHUNK = 5
@@ -138,7 +138,7 @@ class ExpertAgent:
         """Not available: the expert plans with the battle (:meth:`act_battle`)."""
         raise TypeError(
             "the expert agent plans with the engine and needs the battle: call "
-            "act_battle(battle, action_mask), or play it through facing_env.match"
+            "act_battle(battle, action_mask), or play it through facing_env.evaluation.match"
         )
 
     def act_battle(

@@ -300,7 +300,7 @@ def _check_parameters(
     nets = [arch.get("pi", []), arch.get("vf", [])] if isinstance(arch, dict) else [arch, arch]
     total, features = 0, n_obs
     if "features_extractor_kwargs" in policy_kwargs:
-        from facing_env.policies import extractor_size
+        from facing_env.train.policies import extractor_size
 
         try:
             total, features = extractor_size(**policy_kwargs["features_extractor_kwargs"])
@@ -387,7 +387,7 @@ def _policy_kwargs(path: Path, kwargs: Any) -> dict[str, Any]:
     return out
 
 
-_EXTRACTORS = {"<class 'facing_env.policies.EntityExtractor'>": "EntityExtractor"}
+_EXTRACTORS = {"<class 'facing_env.train.policies.EntityExtractor'>": "EntityExtractor"}
 """Features extractors a model file may name (by the repr stable-baselines3 stores)."""
 
 
@@ -397,13 +397,13 @@ def _extractor_class(path: Path, value: Any) -> Any:
             f"{path}: unsupported features_extractor_class {str(value)[:80]!r} "
             f"(known: {sorted(_EXTRACTORS)})"
         )
-    from facing_env import policies
+    from facing_env.train import policies
 
     return getattr(policies, _EXTRACTORS[value])
 
 
 def _extractor_kwargs(path: Path, value: Any) -> dict[str, int]:
-    from facing_env.policies import MAX_WIDTH
+    from facing_env.train.policies import MAX_WIDTH
 
     names = ("window", "n_slots", "conv_channels", "window_dim", "entity_dim")
     ok = isinstance(value, dict) and set(value) <= set(names)

@@ -23,16 +23,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from facing_env import engine
-from facing_env.battle import Battle
-from facing_env.dice import DICE_MODES
-from facing_env.fast.apply import auto_end
 from facing_env.fast.batch import step_all
 from facing_env.fast.events import allocate_events
-from facing_env.fast.geo import area_code, cell_distance, footprint_distance, terrain_at
+from facing_env.fast.geometry import area_code, cell_distance, footprint_distance, terrain_at
 from facing_env.fast.jit import bind
+from facing_env.fast.lookup import Tables, charge_tables, radius_for, tables_for
+from facing_env.fast.resolve import auto_end
 from facing_env.fast.state import AREA_CODES, State, allocate, load, shape_index
-from facing_env.fast.tables import Tables, charge_tables, radius_for, tables_for
+from facing_env.rules import engine
+from facing_env.rules.battle import Battle
+from facing_env.rules.dice import DICE_MODES
 from facing_env.tables import FEET_PER_SQUARE
 from facing_env.types import Area
 

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from facing_env import geometry
 from facing_env.actions import (
     ATTACK_BASE,
     FIVE_FOOT_BASE,
@@ -33,6 +32,7 @@ from facing_env.observation import (
     TACTICS,
     ObservationLayout,
 )
+from facing_env.rules import geometry
 from facing_env.types import GridKind, Pos, Size
 
 _CH = {name: i for i, name in enumerate(CHANNELS)}

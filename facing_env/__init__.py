@@ -11,18 +11,17 @@ Public API (docs/design.md)::
 The rule queries live in :mod:`facing_env.rules`; the rules engine imports neither
 gymnasium nor pettingzoo, and importing this package never imports torch.
 The step path is the batched engine's numba kernels (:mod:`facing_env.fast`), cached
-on disk per version of the sources (:mod:`facing_env._jit_cache`).
+on disk per version of the sources (:mod:`facing_env.fast.cache`).
 """
 
 # ruff: noqa: E402  (numba's cache is placed before the first kernel is decorated)
 from __future__ import annotations
 
-from facing_env import _jit_cache
+from facing_env.fast import cache as _jit_cache
 
 _jit_cache.activate()
 
-from facing_env.battle import Attack, Battle, Creature, Shield
-from facing_env.env import env, parallel_env, raw_env
+from facing_env.env import env, parallel_env, raw_env, skip_dead_steps
 from facing_env.errors import (
     EnvStateError,
     IllegalActionError,
@@ -30,9 +29,9 @@ from facing_env.errors import (
     ScenarioError,
 )
 from facing_env.registry import ENV_NAMESPACE, register_scenarios, registered_ids
+from facing_env.rules.battle import Attack, Battle, Creature, Shield
 from facing_env.scenario import load_scenario, scenario_names
 from facing_env.types import Area, GridKind, Ruleset, Size, Terrain
-from facing_env.wrappers import skip_dead_steps
 
 __version__ = "0.1.0"
 

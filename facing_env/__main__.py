@@ -1,5 +1,9 @@
-"""``python -m facing_env``: show a scenario's board, its creatures' facing areas and the
-facing modifier of every attacker against every defender."""
+"""``python -m facing_env`` (or ``facing-env``): one command over the project's tools.
+
+``python -m facing_env [--scenario NAME]`` shows a scenario's board, its creatures' facing
+areas and the facing modifier of every attacker against every defender;
+``python -m facing_env TOOL ...`` runs a tool: ``evaluate``, ``bench``, ``replay`` or
+``ceiling`` (each with its own ``--help``)."""
 
 from __future__ import annotations
 
@@ -10,13 +14,42 @@ import numpy as np
 
 from facing_env import rules
 from facing_env.errors import FacingEnvError
-from facing_env.render import areas_text, board_text
+from facing_env.render.text import areas_text, board_text
 from facing_env.scenario import DEFAULT_SCENARIO, load_scenario, scenario_names
+
+TOOLS = ("evaluate", "bench", "replay", "ceiling")
+"""The tools ``python -m facing_env TOOL`` runs."""
+
+
+def _run_tool(name: str, argv: list[str]) -> int:
+    """Run tool ``name``'s ``main(argv)``; its exit status (0 when it returns a report)."""
+    if name == "evaluate":
+        from facing_env.evaluation.evaluate import main as tool
+    elif name == "bench":
+        from facing_env.evaluation.bench import main as tool
+    elif name == "replay":
+        from facing_env.render.replay import main as tool
+    else:
+        from facing_env.evaluation.ceiling import main as tool
+    status = tool(argv)
+    return status if isinstance(status, int) else 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m facing_env", description=__doc__)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in TOOLS:
+        return _run_tool(argv[0], argv[1:])
+    return _show(argv)
+
+
+def _show(argv: list[str]) -> int:
+    """Show a scenario's board, its areas and the facing modifiers."""
+    parser = argparse.ArgumentParser(
+        prog="python -m facing_env",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument(
         "--scenario",
         default=DEFAULT_SCENARIO,

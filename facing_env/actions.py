@@ -28,10 +28,10 @@ from functools import cache
 
 import numpy as np
 
-from facing_env import engine, geometry
-from facing_env.battle import Battle
-from facing_env.engine import Action
 from facing_env.errors import IllegalActionError
+from facing_env.rules import engine, geometry
+from facing_env.rules.battle import Battle
+from facing_env.rules.engine import Action
 
 N_DIRECTIONS = 8
 END_TURN_INDEX = 0
@@ -135,7 +135,7 @@ class ActionCodec:
     def mask(self, battle: Battle, slots: list[str]) -> np.ndarray:
         """The int8 mask of creature ``slots[0]`` from the object engine's legal actions
         (all zeros unless it is the actor). The env's masks come from the batched
-        engine's scan (:mod:`facing_env.fast.scan`); this is the readable form."""
+        engine's scan (:mod:`facing_env.fast.legality`); this is the readable form."""
         mask = np.zeros(self.n, dtype=np.int8)
         if engine.actor(battle) is None or battle.turn.actor != slots[0]:
             return mask

@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-from facing_env.dice import check_mode
 from facing_env.errors import FacingEnvError
 from facing_env.limits import short_repr
+from facing_env.rules.dice import check_mode
 
 T = TypeVar("T")
 R = TypeVar("R")

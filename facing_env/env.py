@@ -37,9 +37,9 @@ Engine
     the same kernels as :class:`facing_env.vector.VectorEnv`, for one battle): ``step``
     is one compiled call (decode, apply, end empty turns, rewards), ``observe`` another.
     ``reset`` builds and starts the first battle with the object engine (the readable
-    reference, :mod:`facing_env.engine`) and loads it into the arrays; later battles of a
-    fixed scenario restart in the arrays (:mod:`facing_env.fast.start`). ``battle`` is that
-    :class:`~facing_env.battle.Battle`, written from the arrays when read; a battle
+    reference, :mod:`facing_env.rules.engine`) and loads it into the arrays; later battles of a
+    fixed scenario restart in the arrays (:mod:`facing_env.fast.turns`). ``battle`` is that
+    :class:`~facing_env.rules.battle.Battle`, written from the arrays when read; a battle
     changed by hand is read back at the next ``step`` or ``observe``. ``events`` turns
     the steps' events into records when read. ``tests/test_env_reference.py`` plays every
     scenario in this env and in the object engine with the reference observation and
@@ -52,7 +52,7 @@ Version history
     gains the tactics part (readied, charging, player character, charge lanes, withdrawal,
     tradeable steps). Trajectories of v0 seeds change.
     v2: the dice are a counter-based stream keyed by a per-battle dice seed
-    (:mod:`facing_env.dice`), so the batched engine rolls the same numbers; layouts are
+    (:mod:`facing_env.rules.dice`), so the batched engine rolls the same numbers; layouts are
     unchanged, trajectories of v1 seeds change.
 """
 
@@ -67,10 +67,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from facing_env import engine, observation
+from facing_env import observation
 from facing_env.actions import END_TURN_INDEX, ActionCodec, creature_slots
-from facing_env.battle import Battle, agent_names
-from facing_env.dice import Dice, check_mode
 from facing_env.errors import EnvStateError, IllegalActionError
 from facing_env.events import Event
 from facing_env.fast.batch import BatchEngine
@@ -78,7 +76,10 @@ from facing_env.fast.events import allocate_events
 from facing_env.fast.state import load, store_dice
 from facing_env.limits import MAX_ROUNDS, short_repr
 from facing_env.observation import ObservationLayout
-from facing_env.render import board_text
+from facing_env.render.text import board_text
+from facing_env.rules import engine
+from facing_env.rules.battle import Battle, agent_names
+from facing_env.rules.dice import Dice, check_mode
 from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario, reward_weights
 
 LOG_CAPACITY = 4096
@@ -200,7 +201,7 @@ class raw_env(AECEnv):
 
     @property
     def battle(self) -> Battle:
-        """The battle as a :class:`~facing_env.battle.Battle` (the object engine's form).
+        """The battle as a :class:`~facing_env.rules.battle.Battle` (the object engine's form).
 
         The env steps arrays (:mod:`facing_env.fast`); this object is written from them
         when read. It may be changed by hand between steps: the next ``step`` or
@@ -440,7 +441,7 @@ class raw_env(AECEnv):
 
     def render(self) -> str | np.ndarray | None:
         """``ansi``: the board as text; ``rgb_array``: an ``H x W x 3`` uint8 frame, one
-        shape for the whole env (:mod:`facing_env.pictures`); ``human``: that frame in a
+        shape for the whole env (:mod:`facing_env.render.frames`); ``human``: that frame in a
         pygame window (returns None)."""
         if self.render_mode is None:
             return None
@@ -449,7 +450,8 @@ class raw_env(AECEnv):
         active = actor.id if actor else None
         if self.render_mode == "ansi":
             return board_text(battle, active=active)
-        from facing_env import canvas, pictures, window
+        from facing_env.render.text import canvas, window
+        from facing_env.render.text import frames as pictures
 
         layout = canvas.Layout.of(battle, self._state_dims, len(self.possible_agents))
         frame = pictures.frame(
@@ -492,3 +494,27 @@ def parallel_env(**kwargs: Any) -> Any:
     from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
     return turn_based_aec_to_parallel(env(**kwargs))
+
+
+class SkipDeadSteps(wrappers.BaseWrapper):
+    """An AEC env whose selected agent is alive until the battle is over (issue 34).
+
+    PettingZoo selects a creature dropped mid-battle at once for its dead step
+    (``step(None)``); trainers that end an episode when the selected agent reports
+    ``termination`` (Tianshou's PettingZoo env, TorchRL's AEC path) then cut the battle
+    at the first death. Under this wrapper the dropped creatures stay in ``agents``
+    (terminated, their rewards 0 from then on) and take their dead steps once the battle
+    is over, with everyone else's, so ``agent_iter`` and PettingZoo's API test run as
+    usual. It sets the unwrapped env's ``defer_dead_steps``."""
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        if not hasattr(env.unwrapped, "defer_dead_steps"):
+            raise TypeError("skip_dead_steps wraps a facing_env environment")
+        env.unwrapped.defer_dead_steps = True
+
+
+def skip_dead_steps(env: AECEnv) -> SkipDeadSteps:
+    """``env`` wrapped in :class:`SkipDeadSteps` (the selected agent is alive until the
+    battle is over): ``facing_env.skip_dead_steps(facing_env.env(scenario="skirmish"))``."""
+    return SkipDeadSteps(env)

@@ -17,7 +17,7 @@ Positions are relative to the observer; the areas are those of the rule set (fla
 side share a channel). Creatures without facing have facing (0, 0).
 
 This module names the layout (the indices of every channel, column and scalar, shared by
-every writer and reader: :mod:`facing_env.fast.observe` writes observations,
+every writer and reader: :mod:`facing_env.fast.observation` writes observations,
 ``agents/view.py`` reads them, ``tests/reference_observation.py`` is the readable oracle)
 and builds the global ``state()``.
 """
@@ -31,8 +31,8 @@ from functools import cache
 
 import numpy as np
 
-from facing_env import geometry
-from facing_env.battle import Battle
+from facing_env.rules import geometry
+from facing_env.rules.battle import Battle
 from facing_env.tables import SIZES
 from facing_env.types import Area, GridKind, Terrain
 

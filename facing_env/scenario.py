@@ -2,7 +2,7 @@
 
 A scenario is a battle spec (docs/design.md, battle specs) plus episode settings: ``name``,
 ``description``, ``max_rounds``, ``dice`` (``roll``, ``expected``, ``deck`` or ``mean``:
-:mod:`facing_env.dice`), reward ``weights`` and the ``observation`` window. Creatures may
+:mod:`facing_env.rules.dice`), reward ``weights`` and the ``observation`` window. Creatures may
 start from a bestiary stat block with ``template: NAME`` (``configs/bestiary.yaml``). A
 ``generator`` section instead of ``creatures`` makes a procedural scenario: every reset
 draws a new battle from the env's seeded generator. Files are read with
@@ -29,8 +29,6 @@ from pydantic import (
     model_validator,
 )
 
-from facing_env import geometry
-from facing_env.battle import Battle
 from facing_env.errors import ScenarioError
 from facing_env.limits import (
     MAX_CREATURES,
@@ -46,6 +44,8 @@ from facing_env.limits import (
     read_bounded,
     short_repr,
 )
+from facing_env.rules import geometry
+from facing_env.rules.battle import Battle
 from facing_env.spec import Name
 from facing_env.types import GridKind, Size
 

@@ -2,7 +2,7 @@
 
 Only ``id``, ``size`` and ``pos`` of a creature are required; every other field has a
 documented default, so a rules question can be asked with a tiny spec. Unknown fields are
-errors. :func:`facing_env.battle.Battle.from_spec` turns validated specs into state.
+errors. :func:`facing_env.rules.battle.Battle.from_spec` turns validated specs into state.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ The next battle is the AEC env's ``reset()`` without a seed: slot ``i``'s genera
 on, so its battles are those of ``raw_env(scenario)`` reset once with ``seed=s + i`` and
 then without one. ``info["episode_length"]`` gives the ended battle's action count and
 ``info["episode_rounds"]`` the round it ended in (``max_rounds + 1`` for a truncated one,
-as :class:`facing_env.match.GameResult` counts; 0 for battles that go on).
+as :class:`facing_env.evaluation.match.GameResult` counts; 0 for battles that go on).
 
 **Seeds.** ``reset(seed=s)`` starts battle ``i`` with ``s + i``; the first ``reset()``
 without one uses the constructor's ``seed`` (fresh entropy if that is None too); a later
@@ -50,7 +50,7 @@ each call overwrites them. Copy what you keep.
 **Engine.** The battles are arrays stepped by the batched engine
 (:mod:`facing_env.fast`): one compiled call per ``step`` decodes every action, applies it,
 ends the turns with nothing left and adds the rewards; battles that ended start again (a
-fixed scenario's in the arrays, :func:`facing_env.fast.start.restart`; a procedural one
+fixed scenario's in the arrays, :func:`facing_env.fast.turns.restart`; a procedural one
 built and started by the object engine), and a second call writes every actor's
 observation. ``tests/test_vector.py`` checks the identity above on
 every scenario.
@@ -73,7 +73,7 @@ truncation); other rows hold what an earlier step wrote.
 battles from their next start on.
 
 **Events and battles.** ``battle(i)`` returns battle ``i``'s state as a
-:class:`~facing_env.battle.Battle` (a view written on demand). ``events(i)`` needs
+:class:`~facing_env.rules.battle.Battle` (a view written on demand). ``events(i)`` needs
 ``VectorEnv(..., record_events=True)``, which converts every step's events to
 :class:`~facing_env.events.Event` records in Python (slow: for debugging and replays).
 """
@@ -87,15 +87,15 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from facing_env.dice import check_mode
-from facing_env.engine import actor as engine_actor
 from facing_env.env import raw_env
 from facing_env.errors import EnvStateError, IllegalActionError
 from facing_env.fast.batch import BatchEngine
-from facing_env.fast.geo import winner as engine_winner
-from facing_env.fast.observe import KEEP
+from facing_env.fast.geometry import winner as engine_winner
+from facing_env.fast.observation import KEEP
 from facing_env.limits import short_repr
-from facing_env.render import board_text
+from facing_env.render.text import board_text
+from facing_env.rules.dice import check_mode
+from facing_env.rules.engine import actor as engine_actor
 from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario
 
 MAX_ENVS = 1 << 16
@@ -223,7 +223,7 @@ class VectorEnv:
         ``active`` (``(N,)`` bool) steps only those battles: the others' actions are not
         read, their observation, mask and actor stay, their rewards are 0 and they do not
         end (a learner that waits for some battles while opponents act in others,
-        :class:`facing_env.sb3_vec_env.TeamVecEnv`)."""
+        :class:`facing_env.train.team_vec_env.TeamVecEnv`)."""
         if not self._started:
             raise EnvStateError("step() before reset(): call reset() first")
         n = self.num_envs
@@ -282,7 +282,7 @@ class VectorEnv:
 
     def set_dice_mode(self, mode: str, indices: Sequence[int] | None = None) -> None:
         """Roll the dice of these battles (every battle when ``indices`` is None) in
-        ``mode`` (:data:`facing_env.dice.DICE_MODES`) from their next battle on (a
+        ``mode`` (:data:`facing_env.rules.dice.DICE_MODES`) from their next battle on (a
         training curriculum, or expected dice in some of the battles)."""
         mode = check_mode(mode)
         rows = np.arange(self.num_envs) if indices is None else np.asarray(indices, dtype=int)
@@ -332,14 +332,14 @@ class VectorEnv:
         return out
 
     def battle(self, i: int) -> Any:
-        """Battle ``i``'s state (a :class:`~facing_env.battle.Battle` written from the
+        """Battle ``i``'s state (a :class:`~facing_env.rules.battle.Battle` written from the
         arrays on each call; read it, do not change it)."""
         self._check_index(i)
         return self._engine.battle(int(i))
 
     def ended_battle(self, i: int) -> Any:
         """The last battle of slot ``i`` that ended, as it ended (a
-        :class:`~facing_env.battle.Battle`); only with ``record_events=True``."""
+        :class:`~facing_env.rules.battle.Battle`); only with ``record_events=True``."""
         self._check_index(i)
         if not self.record_events:
             raise EnvStateError(

@@ -11,7 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 import facing_env
-from facing_env.battle import Battle
+from facing_env.rules.battle import Battle
 
 SCENARIOS = facing_env.scenario_names()
 

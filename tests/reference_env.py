@@ -1,8 +1,8 @@
 """The reference env: the AEC API over the object engine, the oracle of the fast one.
 
-:class:`ReferenceEnv` plays a battle the readable way: :func:`facing_env.engine.apply` on
-a :class:`~facing_env.battle.Battle`, legal actions from ``why_illegal``
-(:func:`~facing_env.engine.reference_legal_actions`), observations from
+:class:`ReferenceEnv` plays a battle the readable way: :func:`facing_env.rules.engine.apply` on
+a :class:`~facing_env.rules.battle.Battle`, legal actions from ``why_illegal``
+(:func:`~facing_env.rules.engine.reference_legal_actions`), observations from
 ``tests/reference_observation.py`` (clipped to ``observation.BOUND`` like the env's) and
 rewards from :mod:`facing_env.rewards`. It keeps the attributes of
 :class:`facing_env.env.raw_env` that the differential tests read (``battle``, ``dice``,
@@ -16,11 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from facing_env import engine, observation, rewards
+from facing_env import observation, rewards
 from facing_env.actions import END_TURN_INDEX
-from facing_env.battle import agent_names
-from facing_env.dice import Dice
 from facing_env.env import raw_env
+from facing_env.rules import engine
+from facing_env.rules.battle import agent_names
+from facing_env.rules.dice import Dice
 from tests import reference_observation
 
 

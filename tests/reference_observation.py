@@ -20,15 +20,16 @@ import math
 
 import numpy as np
 
-from facing_env import engine, geometry, rules
-from facing_env.battle import Battle, Creature
-from facing_env.dice import parse_dice
+from facing_env import rules
 from facing_env.observation import Channel as K
 from facing_env.observation import Column as C
 from facing_env.observation import ObservationLayout  # the layout under test
 from facing_env.observation import Scalar as S
 from facing_env.observation import Tactic as T
 from facing_env.observation import TacticScalar as TS
+from facing_env.rules import engine, geometry
+from facing_env.rules.battle import Battle, Creature
+from facing_env.rules.dice import parse_dice
 from facing_env.types import Area, GridKind, Terrain
 
 _AREA_INDEX = {Area.FRONT: 0, Area.FLANK: 1, Area.SIDE: 1, Area.REAR: 2, Area.NONE: 3}

@@ -6,7 +6,7 @@ import pytest
 
 
 def test_bench_reports_the_engine_and_every_line(capsys):
-    from facing_env import bench
+    from facing_env.evaluation import bench
 
     bench.main(["--steps", "40", "--scenario", "duel", "--num-envs", "8", "--repeats", "1"])
     out = capsys.readouterr().out.splitlines()
@@ -18,7 +18,7 @@ def test_bench_reports_the_engine_and_every_line(capsys):
 
 
 def test_bench_refuses_bad_counts(capsys):
-    from facing_env import bench
+    from facing_env.evaluation import bench
 
     for argv, needle in (
         (["--num-envs", "-1"], "--num-envs must be from 0 to 65536, got -1"),
@@ -32,7 +32,7 @@ def test_bench_refuses_bad_counts(capsys):
 
 
 def test_bench_repeats_report_the_median_and_the_spread(capsys):
-    from facing_env import bench
+    from facing_env.evaluation import bench
 
     bench.main(["--steps", "40", "--scenario", "duel", "--num-envs", "0", "--repeats", "3"])
     out = capsys.readouterr().out.splitlines()
@@ -44,7 +44,7 @@ def test_bench_repeats_report_the_median_and_the_spread(capsys):
 
 
 def test_median_of_picks_the_middle_run():
-    from facing_env.bench import Result, median_of
+    from facing_env.evaluation.bench import Result, median_of
 
     runs = iter([Result("a", 100, 2.0), Result("a", 100, 1.0), Result("a", 100, 4.0)])
     r = median_of(lambda: next(runs), 3)

@@ -1,4 +1,4 @@
-"""facing_env.ceiling: exact damage races and the exhaustive one-turn attack search.
+"""facing_env.evaluation.ceiling: exact damage races and the exhaustive one-turn attack search.
 
 The races are checked against values worked by hand and against the engine's own mean
 damage; the search against ASCII boards, citing the rules that bound a duel (UA-MOVE-02,
@@ -11,8 +11,7 @@ from itertools import product
 
 import pytest
 
-from facing_env import engine
-from facing_env.ceiling import (
+from facing_env.evaluation.ceiling import (
     AttackOption,
     Fighter,
     best_free_modifier,
@@ -23,7 +22,8 @@ from facing_env.ceiling import (
     race,
     turn_attacks,
 )
-from facing_env.dice import Dice, mean_damage, roll_hits
+from facing_env.rules import engine
+from facing_env.rules.dice import Dice, mean_damage, roll_hits
 from tests.boards import board
 
 # The duel's fighter (configs/duel.yaml: the bestiary fighter with 52 hit points).
@@ -291,7 +291,7 @@ def test_the_race_predicts_the_engine():
     opening. Over 2,000 seeded games (each side half of them) the engine's win rate is
     within three standard errors (0.032) of the race's 0.654 (it reads 1,293 wins, 0.646)."""
     from facing_env.agents import make_agent
-    from facing_env.match import play_games
+    from facing_env.evaluation.match import play_games
 
     a, b = duel_fighters("duel")
     predicted = race(a, b, modifier=2, foe_modifier=0, opening_modifier=0, foe_opening="charge")

@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from facing_env import Battle, IllegalActionError, engine, rules
-from facing_env.dice import Dice, mean_damage, parse_dice
-from facing_env.engine import Action
-from facing_env.rules import sneak_attack_applies
-from facing_env.turn import AttackSlot
+from facing_env import Battle, IllegalActionError, rules
+from facing_env.rules import engine, sneak_attack_applies
+from facing_env.rules.dice import Dice, mean_damage, parse_dice
+from facing_env.rules.engine import Action
+from facing_env.rules.turns import AttackSlot
 from tests.boards import board
 
 N, NE, E, SE, S, SW, W, NW = range(8)
@@ -1571,7 +1571,7 @@ def test_the_dice_stream_is_splitmix64_by_counter():
     """The dice are a counter-based stream: draw ``n`` of seed ``s`` is SplitMix64's output
     for the state ``s + (n + 1) * golden`` (seed 0 gives the published first outputs),
     whatever was drawn before; a die reads the top 53 bits as a fraction."""
-    from facing_env.dice import stream_die, stream_word
+    from facing_env.rules.dice import stream_die, stream_word
 
     assert [stream_word(0, n) for n in range(3)] == [
         0xE220A8397B1DCDAF,

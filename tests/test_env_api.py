@@ -29,8 +29,8 @@ from pettingzoo.test import api_test, parallel_api_test, seed_test
 from pettingzoo.utils.env_logger import EnvLogger
 
 import facing_env
-from facing_env import engine
-from facing_env.render import creature_letters
+from facing_env.render.text import creature_letters
+from facing_env.rules import engine
 from facing_env.types import GridKind
 from tests.env_play import SCENARIOS, masked_choice
 

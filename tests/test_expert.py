@@ -9,13 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from facing_env import engine
 from facing_env.actions import ActionCodec, action_names, creature_slots
 from facing_env.agents import make_agent
 from facing_env.agents.expert import ExpertAgent
 from facing_env.agents.lookahead import Lookahead
-from facing_env.dice import Dice
-from facing_env.match import play_game, play_games
+from facing_env.evaluation.match import play_game, play_games
+from facing_env.rules import engine
+from facing_env.rules.dice import Dice
 from tests.boards import board
 from tests.test_ceiling import FIGHTER  # the duel's fighter, as a board's fields
 
@@ -148,7 +148,7 @@ def test_play_games_matches_play_game_with_the_expert(scenario):
 def test_evaluate_in_worker_processes_plays_the_same_games():
     """evaluate(workers=2) splits a pair's games over two processes (the expert chooses
     game by game): the same games, the same tallies as in one process."""
-    from facing_env.evaluate import evaluate
+    from facing_env.evaluation.evaluate import evaluate
 
     one = evaluate("duel", ["expert", "flanker"], 8, seed=77)
     two = evaluate("duel", ["expert", "flanker"], 8, seed=77, workers=2)

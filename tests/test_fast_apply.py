@@ -1,7 +1,7 @@
 """The batched engine's apply kernel plays exactly like the object engine.
 
 Whole battles of every scenario, side by side: the AEC env (the reference: object
-engine and ``Dice``) and one ``State`` row stepped by ``facing_env.fast.apply`` with
+engine and ``Dice``) and one ``State`` row stepped by ``facing_env.fast.resolve`` with
 the same actions (random masked play and the scripted agents, whose play reaches
 charges, withdrawals and readied attacks), under every dice mode. After every action the
 row must equal ``load`` of the reference battle field by field (dice counter included),
@@ -13,14 +13,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from facing_env import engine
 from facing_env.agents import make_agent
-from facing_env.dice import DICE_MODES
-from facing_env.fast import apply as fapply
+from facing_env.fast import resolve as fapply
 from facing_env.fast.codec import decode
 from facing_env.fast.events import allocate_events, to_events
+from facing_env.fast.lookup import tables_of
 from facing_env.fast.state import State, allocate_for, load
-from facing_env.fast.tables import tables_of
+from facing_env.rules import engine
+from facing_env.rules.dice import DICE_MODES
 from tests.env_play import SCENARIOS
 from tests.reference_env import ReferenceEnv
 

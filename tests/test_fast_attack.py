@@ -1,6 +1,6 @@
 """The batched engine's attack modifiers agree with the object engine.
 
-``facing_env.fast.attack.breakdown`` must give what ``rules.attack_breakdown`` gives
+``facing_env.fast.attacks.breakdown`` must give what ``rules.attack_breakdown`` gives
 (``total``, ``target_ac``, ``facing``, the two areas, ``sneak_attack``, ``concealment``),
 ``fast.flanking.flanks`` what ``rules.flanking.flanks`` gives and
 ``fast.attack.can_ready_against`` what ``rules.can_ready_against`` gives (and the parts:
@@ -26,15 +26,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import facing_env
-from facing_env import geometry, rules
+from facing_env import rules
 from facing_env.agents import make_agent
-from facing_env.battle import Battle
 from facing_env.errors import ScenarioError
-from facing_env.fast import attack as fast_attack
+from facing_env.fast import attacks as fast_attack
 from facing_env.fast import flanking as fast_flanking
+from facing_env.fast.lookup import tables_of
 from facing_env.fast.state import AREA_CODES, allocate_for, load
-from facing_env.fast.tables import tables_of
 from facing_env.rules import flanking as ref_flanking
+from facing_env.rules import geometry
+from facing_env.rules.battle import Battle
 from facing_env.types import Area, AttackKind, GridKind, Size
 from tests.boards import board
 from tests.env_play import SCENARIOS, masked_choice

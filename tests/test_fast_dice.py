@@ -1,7 +1,7 @@
 """The batched engine's dice draw exactly what the reference ``Dice`` draws.
 
 Same seed, same calls, same numbers and the same draw count, in every dice mode
-(``facing_env.dice``: a counter-based stream, env v2).
+(``facing_env.rules.dice``: a counter-based stream, env v2).
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from facing_env.dice import DICE_MODES, Dice, stream_word
 from facing_env.fast import dice as fd
 from facing_env.fast.state import allocate
+from facing_env.rules.dice import DICE_MODES, Dice, stream_word
 
 
 def test_stream_words_agree() -> None:

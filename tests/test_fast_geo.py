@@ -1,7 +1,7 @@
 """The batched engine's state and board primitives agree with the object engine.
 
 ``facing_env.fast.state.load`` writes a reference battle into arrays; the numba
-primitives of ``facing_env.fast.geo`` read those arrays and must answer what the
+primitives of ``facing_env.fast.geometry`` read those arrays and must answer what the
 reference answers (``Battle.terrain_at``, ``Battle.cells_distance``, the occupancy index,
 ``rules._common.cell_area`` and the sides of IC-16) on random states of every scenario.
 """
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from facing_env import geometry
-from facing_env.battle import Battle
-from facing_env.fast import geo
+from facing_env.fast import geometry as geo
+from facing_env.fast.lookup import SIDE_CODES, radius_for, tables_for, tables_of
 from facing_env.fast.state import AREA_CODES, SHAPES, allocate_for, load, shape_index
-from facing_env.fast.tables import SIDE_CODES, radius_for, tables_for, tables_of
+from facing_env.rules import geometry
 from facing_env.rules._common import cell_area
+from facing_env.rules.battle import Battle
 from facing_env.types import Area, GridKind, Side
 from tests.env_play import SCENARIOS, walk
 
@@ -103,8 +103,8 @@ def test_store_is_the_inverse_of_load_on_every_scenario() -> None:
     """``store`` writes a row back into a battle built from the same spec: the battle then
     has the reference's state key (positions, facings, hit points, flags, the turn) and
     initiative, on random states of every scenario."""
-    from facing_env import engine
     from facing_env.fast.state import store
+    from facing_env.rules import engine
 
     for scenario in SCENARIOS:
         for b in _states(scenario, 3):

@@ -1,6 +1,6 @@
 """The batched engine's observation writer agrees with the env bit for bit.
 
-``facing_env.fast.observe.observe`` reads a battle loaded into arrays
+``facing_env.fast.observation.observe`` reads a battle loaded into arrays
 (``facing_env.fast.state.load``) and must write exactly ``env.observe(agent)
 ["observation"]`` for every creature, the actor and the others, on states of every
 scenario reached by random masked play and by the scripted agents (which charge,
@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 
 import facing_env
-from facing_env import engine
 from facing_env.agents import make_agent
-from facing_env.battle import Battle
-from facing_env.fast.observe import observe, observe_batch, view_for
+from facing_env.fast.lookup import tables_of
+from facing_env.fast.observation import observe, observe_batch, view_for
 from facing_env.fast.state import allocate_for, load
-from facing_env.fast.tables import tables_of
 from facing_env.observation import CHANNELS, FEATURES, SCALARS, TACTIC_SCALARS, TACTICS
+from facing_env.rules import engine
+from facing_env.rules.battle import Battle
 from facing_env.scenario import Scenario, load_scenario, scenario_from_dict
 from tests.env_play import SCENARIOS, masked_choice
 from tests.reference_env import ReferenceEnv

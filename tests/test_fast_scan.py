@@ -1,7 +1,7 @@
 """The batched engine's reach, charge and legal-scan kernels agree with the object engine.
 
-``facing_env.fast.reach`` (reach, threat and attack slots), ``facing_env.fast.charge``
-(charge destinations, withdrawals) and ``facing_env.fast.scan`` (the action mask and the
+``facing_env.fast.opportunity`` (reach, threat and attack slots), ``facing_env.fast.maneuvers``
+(charge destinations, withdrawals) and ``facing_env.fast.legality`` (the action mask and the
 step costs) read a State row written by ``facing_env.fast.state.load``; on states of every
 scenario they must answer what the reference answers (``engine.slot_reaches``,
 ``rules.threatened_cells``, ``rules.charge_destinations``, ``env.observe(agent)
@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import facing_env
-from facing_env import engine, rules
+from facing_env import rules
 from facing_env.actions import (
     ATTACK_BASE,
     MOVE_BASE,
@@ -33,12 +33,15 @@ from facing_env.actions import (
     creature_slots,
 )
 from facing_env.agents import make_agent
-from facing_env.battle import Battle
-from facing_env.engine import Action
-from facing_env.fast import charge, reach, scan
+from facing_env.fast import legality as scan
+from facing_env.fast import maneuvers as charge
+from facing_env.fast import opportunity as reach
+from facing_env.fast.lookup import Tables, tables_of
 from facing_env.fast.state import State, allocate_for, load
-from facing_env.fast.tables import Tables, tables_of
-from facing_env.turn import AttackSlot
+from facing_env.rules import engine
+from facing_env.rules.battle import Battle
+from facing_env.rules.engine import Action
+from facing_env.rules.turns import AttackSlot
 from tests.env_play import SCENARIOS
 from tests.reference_env import ReferenceEnv
 
@@ -191,7 +194,7 @@ def test_reach_on_hand_made_boards() -> None:
 def scattered(b: Battle, rng: np.random.Generator) -> Battle:
     """A copy of ``b`` with its living creatures at random free places, facing random
     allowed ways (the turn state kept): charges of every length and direction."""
-    from facing_env import geometry
+    from facing_env.rules import geometry
     from facing_env.types import Terrain
 
     out = b.copy()
@@ -249,7 +252,7 @@ def check_charges(t: Tables, s: State, i: int, b: Battle) -> int:
 
 
 def geometry_vectors(b: Battle) -> tuple[tuple[int, int], ...]:
-    from facing_env import geometry
+    from facing_env.rules import geometry
 
     return geometry.direction_vectors(b.kind)
 
@@ -374,7 +377,7 @@ def test_mask_on_hand_made_boards() -> None:
 def derived(battles: list[Battle]) -> list[Battle]:
     """States one or two actions past ``battles``: a withdrawal begun and its first step,
     an attack made (the rest of a full attack), a run begun (expected dice)."""
-    from facing_env.dice import Dice
+    from facing_env.rules.dice import Dice
 
     rng = np.random.default_rng(2)
     out = []
@@ -400,7 +403,7 @@ def derived(battles: list[Battle]) -> list[Battle]:
 
 def wander(b: Battle, rng: np.random.Generator, steps: int) -> list[Battle]:
     """Copies of ``b`` along random legal play (expected dice), one per action."""
-    from facing_env.dice import Dice
+    from facing_env.rules.dice import Dice
 
     b = b.copy()
     out = [b.copy()]

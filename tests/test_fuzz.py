@@ -26,8 +26,8 @@ import numpy as np
 import pytest
 
 import facing_env
-from facing_env import engine, geometry
 from facing_env.events import Event
+from facing_env.rules import engine, geometry
 from facing_env.types import Terrain
 from tests.env_play import SCENARIOS, masked_choice
 

@@ -11,7 +11,8 @@ import textwrap
 import pytest
 
 from facing_env import Battle, ScenarioError
-from facing_env.geometry import (
+from facing_env.rules import area_counts, area_of, areas, side_of, threatened_cells
+from facing_env.rules.geometry import (
     allowed_facings,
     area_table,
     default_shape,
@@ -19,7 +20,6 @@ from facing_env.geometry import (
     hex_distance,
     square_distance,
 )
-from facing_env.rules import area_counts, area_of, areas, side_of, threatened_cells
 from facing_env.types import GridKind, Ruleset, Size
 from tests.boards import board
 

@@ -1,4 +1,4 @@
-"""Behaviour cloning (``facing_env.imitation``): the teacher's decisions and returns are
+"""Behaviour cloning (``facing_env.train.imitation``): the teacher's decisions and returns are
 recorded exactly, and a policy fitted to them plays the teacher's moves.
 
 Needs the ``train`` extra (torch, sb3-contrib); CI installs it.
@@ -15,8 +15,8 @@ from sb3_contrib import MaskablePPO
 
 from facing_env.agents import make_agent
 from facing_env.agents.base import act_batch
-from facing_env.imitation import clone, demonstrations
-from facing_env.sb3_vec_env import TeamVecEnv
+from facing_env.train.imitation import clone, demonstrations
+from facing_env.train.team_vec_env import TeamVecEnv
 
 
 @pytest.fixture(scope="module")

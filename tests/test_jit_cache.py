@@ -1,5 +1,5 @@
 """numba's cache is versioned by the sources the kernels depend on
-(``facing_env._jit_cache``): an edit of any module a kernel module imports, not only of a
+(``facing_env.fast.cache``): an edit of any module a kernel module imports, not only of a
 kernel's own file, compiles the kernels afresh; an edit of a module no kernel reaches
 keeps them."""
 
@@ -10,14 +10,14 @@ from pathlib import Path
 
 from numba.core import config
 
-from facing_env import _jit_cache
+from facing_env.fast import cache as _jit_cache
 
 
 def _copy_of_the_package(tmp_path: Path, monkeypatch) -> Path:
     """A copy of the package's sources that ``_jit_cache`` reads instead of its own."""
     package = tmp_path / "facing_env"
     shutil.copytree(
-        Path(_jit_cache.__file__).parent,
+        Path(_jit_cache.__file__).parent.parent,
         package,
         ignore=shutil.ignore_patterns("__pycache__", "_compiled"),
     )
@@ -46,15 +46,22 @@ def test_the_digest_covers_the_kernels_import_closure_only(tmp_path, monkeypatch
     package's ``__init__`` (which imports the env)."""
     package = _copy_of_the_package(tmp_path, monkeypatch)
     names = {p.relative_to(package).as_posix() for p in _jit_cache.kernel_sources()}
-    inside = {"fast/scan.py", "tables.py", "battle.py", "engine.py", "observation.py"}
-    assert inside | {"_jit_cache.py", "rules/movement.py"} <= names
-    outside = {"env.py", "wrappers.py", "evaluate.py", "imitation.py", "league.py", "vector.py"}
+    inside = {"fast/legality.py", "tables.py", "rules/battle.py", "rules/engine.py"}
+    assert inside | {"observation.py", "fast/cache.py", "rules/movement.py"} <= names
+    outside = {
+        "env.py",
+        "train/team_env.py",
+        "evaluation/evaluate.py",
+        "train/imitation.py",
+        "train/league.py",
+        "vector.py",
+    }
     assert not names & outside, names & outside
     before = _jit_cache.source_digest()
     for module in sorted(outside):
         _edited(package, module)
     assert _jit_cache.source_digest() == before
-    _edited(package, "battle.py")
+    _edited(package, "rules/battle.py")
     assert _jit_cache.source_digest() != before
 
 
@@ -77,7 +84,7 @@ def test_lookup_tables_are_kept_beside_the_kernels_and_rebuilt_when_unreadable(
     and a damaged file is built again rather than trusted."""
     import numpy as np
 
-    from facing_env.fast import tables
+    from facing_env.fast import lookup as tables
     from facing_env.types import GridKind, Ruleset
 
     monkeypatch.setattr(_jit_cache, "_active", tmp_path)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from facing_env.league import League
-from facing_env.wrappers import TeamLearnerEnv
+from facing_env.train.league import League
+from facing_env.train.team_env import TeamLearnerEnv
 
 
 def test_new_opponents_are_even_and_drawn_alike() -> None:
@@ -124,7 +124,7 @@ def test_check_weights_and_draw_shared_by_both_envs() -> None:
     ignores names they miss, and is uniform (one ``integers`` draw) without them."""
     import numpy as np
 
-    from facing_env import league
+    from facing_env.train import league
 
     given = {"a": 1.0, "b": 0.0}
     copied = league.check_weights(given)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from facing_env import IllegalActionError, engine, rules
-from facing_env.engine import Action
+from facing_env import IllegalActionError, rules
+from facing_env.rules import engine
+from facing_env.rules.engine import Action
 from tests.boards import board
 from tests.test_engine import END, attack, begin, do, keep, kinds, move, step5
 
@@ -379,8 +380,8 @@ def test_charge_allowed_agrees_with_the_brute_force_reading(scenario):
 def test_replays_and_pictures_name_the_new_events():
     """The replay log (``export.describe``, also the HTML viewer's log) and the rgb frames'
     attack label name charges, withdrawals, readied attacks and their triggers."""
-    from facing_env import canvas, export
     from facing_env.events import Event
+    from facing_env.render.text import canvas, export
     from facing_env.types import GridKind
 
     sq = GridKind.SQUARE

@@ -21,9 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import facing_env
-from facing_env import IllegalActionError, engine, observation, rules
-from facing_env.dice import Dice
-from facing_env.fast.scan import FULL_ROUND as FULL_ROUND_CODE
+from facing_env import IllegalActionError, observation, rules
+from facing_env.fast.legality import FULL_ROUND as FULL_ROUND_CODE
+from facing_env.rules import engine
+from facing_env.rules.dice import Dice
 from facing_env.scenario import load_scenario
 from tests import reference_observation as reference
 from tests.env_play import SCENARIOS, copy_battle, walk

@@ -1,5 +1,5 @@
-"""Per-team statistics from engine events (facing_env.match.team_stats), their roll-up
-in the evaluation report, and games played in batches (facing_env.match.play_games)."""
+"""Per-team statistics from engine events (facing_env.evaluation.match.team_stats), their roll-up
+in the evaluation report, and games played in batches (facing_env.evaluation.match.play_games)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from facing_env.agents import make_agent
-from facing_env.evaluate import AgentResult
+from facing_env.evaluation.evaluate import AgentResult
+from facing_env.evaluation.match import aec_actions, play_game, play_games, team_stats
 from facing_env.events import Event
-from facing_env.match import aec_actions, play_game, play_games, team_stats
 
 TEAMS = {"a": "red", "b": "blue"}
 

@@ -20,7 +20,7 @@ pytest.importorskip("sb3_contrib")
 from sb3_contrib import MaskablePPO
 
 from facing_env.agents.learned import LearnedAgent, ModelFileError, load_model, sharpen
-from facing_env.wrappers import TeamLearnerEnv
+from facing_env.train.team_env import TeamLearnerEnv
 
 
 @pytest.fixture(scope="module")
@@ -193,12 +193,12 @@ def test_greedy_play_takes_the_most_likely_action(saved_model: Path) -> None:
 def test_an_entity_encoder_model_loads_without_unpickling(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A model with facing_env.policies.EntityExtractor: rebuilt by name from the JSON,
+    """A model with facing_env.train.policies.EntityExtractor: rebuilt by name from the JSON,
     the same probabilities as stable-baselines3's own loader."""
     import cloudpickle
 
     from facing_env.agents.learned import PolicyAgent
-    from facing_env.policies import EntityExtractor, entity_policy_kwargs
+    from facing_env.train.policies import EntityExtractor, entity_policy_kwargs
 
     env = TeamLearnerEnv("skirmish", opponents=("random",))
     kwargs = entity_policy_kwargs(env.env.layout, [32])
@@ -231,7 +231,7 @@ def test_extractor_entries_are_checked(
         members = {n: archive.read(n) for n in archive.namelist()}
     data = json.loads(members["data"])
     kwargs = data["policy_kwargs"]
-    kwargs["features_extractor_class"] = "<class 'facing_env.policies.EntityExtractor'>"
+    kwargs["features_extractor_class"] = "<class 'facing_env.train.policies.EntityExtractor'>"
     kwargs["features_extractor_kwargs"] = {"window": 11, "n_slots": 2}
     kwargs[entry] = value
     members["data"] = json.dumps(data).encode()
@@ -350,7 +350,7 @@ def test_a_fifo_given_as_a_model_is_refused(tmp_path: Path) -> None:
 def test_evaluate_refuses_a_model_of_another_layout_before_any_game(
     saved_model: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import facing_env.evaluate as evaluate
+    import facing_env.evaluation.evaluate as evaluate
 
     monkeypatch.setattr(evaluate, "play_games", lambda *a, **k: pytest.fail("a game was played"))
     argv = ["--scenario", "skirmish", "--agents", f"model:{saved_model}", "random"]
@@ -365,14 +365,14 @@ def test_an_oversized_extractor_is_refused_before_it_is_built(
     saved_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """window 235 and 1024-wide layers would be billions of parameters."""
-    from facing_env import policies
+    from facing_env.train import policies
 
     monkeypatch.setattr(policies.EntityExtractor, "__init__", lambda *a, **k: pytest.fail("built"))
     with zipfile.ZipFile(saved_model) as archive:
         members = {n: archive.read(n) for n in archive.namelist()}
     data = json.loads(members["data"])
     data["policy_kwargs"]["features_extractor_class"] = (
-        "<class 'facing_env.policies.EntityExtractor'>"
+        "<class 'facing_env.train.policies.EntityExtractor'>"
     )
     data["policy_kwargs"]["features_extractor_kwargs"] = {
         "window": 235,

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from facing_env import engine, geometry
-from facing_env.rules import provokers, threatened_cells, threatens
+from facing_env.rules import engine, geometry, provokers, threatened_cells, threatens
 from facing_env.rules.opportunity import can_make_attacks_of_opportunity, step_provokers
 from tests.boards import board
 from tests.env_play import SCENARIOS, walk

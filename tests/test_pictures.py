@@ -21,9 +21,11 @@ from pettingzoo.test import render_test
 from PIL import Image
 
 import facing_env
-from facing_env import Battle, canvas, pictures
+from facing_env import Battle
 from facing_env.events import Event
-from facing_env.wrappers import TeamLearnerEnv
+from facing_env.render.text import canvas
+from facing_env.render.text import frames as pictures
+from facing_env.train.team_env import TeamLearnerEnv
 
 GOLDEN = Path(__file__).with_name("golden")
 SQUARE_BOARD = {
@@ -100,7 +102,7 @@ def test_procedural_boards_of_every_size_give_one_frame_shape():
 def test_frames_shade_the_acting_creatures_areas():
     env = facing_env.raw_env(scenario="duel", render_mode="rgb_array")
     env.reset(seed=0)
-    actor = facing_env.engine.actor(env.battle)
+    actor = facing_env.rules.engine.actor(env.battle)
     frame = env.render()
     layout = canvas.Layout.of(env.battle, env._state_dims, len(env.possible_agents))
     table = env.battle.table(actor)
@@ -217,7 +219,7 @@ def test_golden_image(name, spec, attack, active):
 
 
 def test_attack_origin_is_turned_into_the_defenders_frame():
-    from facing_env.match import attack_origin
+    from facing_env.evaluation.match import attack_origin
 
     square = Battle.from_spec(
         {
@@ -250,13 +252,13 @@ def test_attack_origin_is_turned_into_the_defenders_frame():
 
 @pytest.fixture(scope="module")
 def skirmish_report():
-    from facing_env.evaluate import evaluate
+    from facing_env.evaluation.evaluate import evaluate
 
     return evaluate("skirmish", ["flanker", "aggressive", "random"], 2, seed=5)
 
 
 def test_attack_origins_agree_with_the_area_counts(skirmish_report):
-    from facing_env import geometry
+    from facing_env.rules import geometry
     from facing_env.types import GridKind, Ruleset, Size
 
     shape = geometry.default_shape(GridKind.SQUARE, Size.MEDIUM)
@@ -287,8 +289,8 @@ def _fake_tensorboard(folder: Path) -> None:
 
 def test_plots_write_win_rates_learning_curves_and_attack_origins(skirmish_report, tmp_path):
     pytest.importorskip("matplotlib")
-    from facing_env.evaluate import plots
-    from facing_env.plots import read_scalars
+    from facing_env.evaluation.evaluate import plots
+    from facing_env.evaluation.plots import read_scalars
 
     _fake_tensorboard(tmp_path / "tb")
     assert len(read_scalars(tmp_path / "tb")["rollout/ep_rew_mean"]) == 10
@@ -303,7 +305,7 @@ def test_plots_write_win_rates_learning_curves_and_attack_origins(skirmish_repor
 
 def test_evaluate_command_links_its_plots_from_the_markdown(tmp_path, capsys):
     pytest.importorskip("matplotlib")
-    from facing_env.evaluate import main
+    from facing_env.evaluation.evaluate import main
 
     md = tmp_path / "report.md"
     argv = ["--scenario", "hex_duel", "--agents", "random", "flanker", "--games", "2"]

@@ -12,7 +12,7 @@ pytest.importorskip("matplotlib")
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from facing_env.plots import STEP_TICKS, curves_figure, step_label
+from facing_env.evaluation.plots import STEP_TICKS, curves_figure, step_label
 
 
 @pytest.mark.parametrize(

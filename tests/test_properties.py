@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from facing_env import Battle, ScenarioError
-from facing_env.geometry import allowed_facings, area_table, default_shape, hex_distance
 from facing_env.rules import (
     area_of,
     areas,
@@ -24,6 +23,7 @@ from facing_env.rules import (
     step_cost,
     threatened_cells,
 )
+from facing_env.rules.geometry import allowed_facings, area_table, default_shape, hex_distance
 from facing_env.types import GridKind, Ruleset, Size
 
 N = 9  # side of the square board used for rotations and mirrors

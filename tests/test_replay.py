@@ -19,11 +19,10 @@ pytest.importorskip("PIL")
 
 from PIL import Image
 
-from facing_env import export
 from facing_env.agents import make_agent
 from facing_env.env import raw_env
-from facing_env.match import play_game, replay_record
-from facing_env.replay import (
+from facing_env.evaluation.match import play_game, replay_record
+from facing_env.render.replay import (
     ReplayDivergence,
     ReplayError,
     load_replay,
@@ -31,6 +30,7 @@ from facing_env.replay import (
     parse_record,
     replay,
 )
+from facing_env.render.text import export
 
 CHROMIUM = Path("/usr/bin/chromium")
 EVIL = "</script><script>alert(1)</script>"
@@ -81,7 +81,7 @@ def test_round_trip_gives_the_same_events_and_final_state(tmp_path, scenario, kw
 
 
 def test_evaluate_records_replay(tmp_path):
-    from facing_env.evaluate import evaluate
+    from facing_env.evaluation.evaluate import evaluate
 
     evaluate("duel", ["random", "defensive"], 2, record_dir=tmp_path)
     files = sorted(tmp_path.glob("*.json"))

@@ -13,11 +13,11 @@ import pytest
 
 import facing_env
 from facing_env.agents import make_agent
-from facing_env.match import play_game
+from facing_env.evaluation.match import play_game
 
 ray = pytest.importorskip("ray")
 
-from facing_env.rllib import (  # noqa: E402  (after the skip)
+from facing_env.train.rllib import (  # noqa: E402  (after the skip)
     MASK_KEY,
     OBS_KEY,
     SHARED,
@@ -34,7 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_importing_facing_env_does_not_import_ray():
     code = (
-        "import sys, facing_env, facing_env.agents, facing_env.evaluate, facing_env.wrappers;"
+        "import sys, facing_env, facing_env.agents, facing_env.evaluation.evaluate;"
+        "import facing_env.train.team_env;"
         "assert 'ray' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,4 +1,4 @@
-"""``facing_env.sb3_vec_env.TeamVecEnv``: the SB3 ``VecEnv`` over ``VectorEnv``.
+"""``facing_env.train.team_vec_env.TeamVecEnv``: the SB3 ``VecEnv`` over ``VectorEnv``.
 
 Battle ``i`` is checked against the AEC env driven as ``TeamLearnerEnv`` drives it (the
 opponent playing inside ``step``, the team's rewards summed between the learner's
@@ -16,7 +16,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 from facing_env.agents import make_agent
 from facing_env.env import raw_env
 from facing_env.errors import IllegalActionError
-from facing_env.sb3_vec_env import TeamVecEnv
+from facing_env.train.team_vec_env import TeamVecEnv
 
 
 class _Reference:
@@ -62,7 +62,7 @@ class _Reference:
         reward += more
         info: dict = {}
         if done:
-            from facing_env import engine
+            from facing_env.rules import engine
 
             battle = self.env.battle
             over = engine.is_over(battle)

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import facing_env
-from facing_env import Battle, ScenarioError, engine, geometry
+from facing_env import Battle, ScenarioError
 from facing_env.actions import (
     ATTACK_BASE,
     FIVE_FOOT_BASE,
@@ -29,6 +29,7 @@ from facing_env.actions import (
     ActionCodec,
     action_names,
 )
+from facing_env.rules import engine, geometry
 from facing_env.scenario import (
     CONFIG_DIR,
     GeneratorSpec,

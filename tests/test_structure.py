@@ -21,7 +21,7 @@ TESTS = sorted(ROOT.joinpath("tests").rglob("*.py"))
 
 def test_sources_are_found():
     names = {p.name for p in SOURCES}
-    assert {"engine.py", "actions.py", "batch.py", "observe.py", "pathing.py"} <= names
+    assert {"engine.py", "actions.py", "batch.py", "legality.py", "pathing.py"} <= names
 
 
 def test_one_fast_step_path():
@@ -31,8 +31,8 @@ def test_one_fast_step_path():
     (nor its memo)."""
     gone = {"_accel.py", "_obs_kernel.py", "_scan_kernel.py", "setup.py"}
     assert gone.isdisjoint({p.name for p in SOURCES} | {p.name for p in ROOT.iterdir()})
-    from facing_env import engine
-    from facing_env.battle import Battle
+    from facing_env.rules import engine
+    from facing_env.rules.battle import Battle
 
     for name in ("_legal_actions", "legal_tuple", "scan_cost", "scanned"):
         assert not hasattr(engine, name), f"engine.{name}: a second scan of legal actions"

@@ -19,9 +19,9 @@ from gymnasium.utils.env_checker import check_env
 
 import facing_env
 from facing_env.env import raw_env
-from facing_env.evaluate import main as evaluate_main
-from facing_env.evaluate import wilson_interval
-from facing_env.wrappers import TeamLearnerEnv
+from facing_env.evaluation.evaluate import main as evaluate_main
+from facing_env.evaluation.evaluate import wilson_interval
+from facing_env.train.team_env import TeamLearnerEnv
 
 sb3_contrib = pytest.importorskip("sb3_contrib")
 
@@ -364,11 +364,11 @@ def test_train_py_curriculum_moves_the_boundary_and_keeps_the_base_dice(
 
 
 def test_dice_mode_literals_list_every_mode():
-    """The scenario and replay schemas accept exactly :data:`facing_env.dice.DICE_MODES`."""
+    """The scenario and replay schemas accept exactly :data:`facing_env.rules.dice.DICE_MODES`."""
     import typing
 
-    from facing_env.dice import DICE_MODES
-    from facing_env.replay import EnvKwargs
+    from facing_env.render.replay import EnvKwargs
+    from facing_env.rules.dice import DICE_MODES
     from facing_env.scenario import ScenarioFile
 
     scenario = ScenarioFile.model_fields["dice"].annotation
@@ -491,7 +491,7 @@ def test_train_py_learning_rate_decays_to_zero_and_stays_there(train):
 def test_approach_potential_counts_squares_to_the_nearest_enemy():
     """``approach=w``: phi = -w * mean squares from each living learner creature to the
     nearest living enemy, capped at APPROACH_CAP."""
-    from facing_env.wrappers import APPROACH_CAP
+    from facing_env.train.team_env import APPROACH_CAP
 
     env = TeamLearnerEnv("skirmish", opponents=["random"], approach=0.1, learner_team="red")
     env.reset(seed=0)

@@ -8,10 +8,11 @@ import doctest
 import numpy as np
 import pytest
 
-from facing_env import engine, vector
+from facing_env import vector
 from facing_env.agents import make_agent
 from facing_env.env import raw_env
 from facing_env.errors import EnvStateError, IllegalActionError
+from facing_env.rules import engine
 from facing_env.scenario import scenario_names
 from facing_env.vector import VectorEnv
 

@@ -19,20 +19,20 @@ from typing import Any
 
 import numpy as np
 
-from facing_env import engine
-from facing_env.battle import Battle, agent_names
-from facing_env.dice import DICE_MODES, Dice
-from facing_env.fast import observe as fobserve
-from facing_env.fast.apply import apply, auto_end
+from facing_env.fast import observation as fobserve
 from facing_env.fast.codec import decode
 from facing_env.fast.events import Events, allocate_events, append_events, to_events
 from facing_env.fast.jit import bind, kernel
+from facing_env.fast.legality import mask_batch
+from facing_env.fast.lookup import Tables, charge_tables, radius_for, tables_for
+from facing_env.fast.resolve import apply, auto_end
 from facing_env.fast.rewards import step_rewards, weight_array
-from facing_env.fast.scan import mask_batch
-from facing_env.fast.start import id_ranks, restart
 from facing_env.fast.state import State, allocate, allocate_for, load, shape_index, store
-from facing_env.fast.tables import Tables, charge_tables, radius_for, tables_for
+from facing_env.fast.turns import id_ranks, restart
 from facing_env.observation import ObservationLayout
+from facing_env.rules import engine
+from facing_env.rules.battle import Battle, agent_names
+from facing_env.rules.dice import DICE_MODES, Dice
 from facing_env.scenario import Scenario
 from facing_env.tables import FEET_PER_SQUARE
 
@@ -159,7 +159,7 @@ class BatchEngine:
         """Start battle ``i`` as the AEC env's ``reset`` does with this generator.
 
         A row that held this fixed scenario before restarts in the arrays
-        (:func:`~facing_env.fast.start.restart`: the opening's changing fields, a new
+        (:func:`~facing_env.fast.turns.restart`: the opening's changing fields, a new
         dice seed, initiative and the first turn, as the object engine's ``start``);
         otherwise the object engine builds and starts the battle and ``load`` writes it
         in. Returns the battle as built (the opening, for a restart: the same creatures
@@ -386,7 +386,7 @@ class BatchEngine:
         """``out[i]``: creature slot ``slots[i]``'s observation of battle ``i``.
 
         ``slots`` is ``(N,)`` int32, as ``state.actor``; a slot of
-        :data:`~facing_env.fast.observe.KEEP` leaves row ``i`` as it is. ``out`` is a
+        :data:`~facing_env.fast.observation.KEEP` leaves row ``i`` as it is. ``out`` is a
         C-contiguous ``(N, D)`` float32 array, returned."""
         assert self.state is not None and self.tables is not None and self.view is not None
         args = (self.tables, self.state, self.view, slots, out)

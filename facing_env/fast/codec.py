@@ -1,7 +1,7 @@
 """Action indices of the batched engine: :meth:`facing_env.actions.ActionCodec.decode`.
 
 An index of the env's ``Discrete(n)`` layout (:mod:`facing_env.actions`) becomes an
-action-kind code of :mod:`facing_env.fast.apply` and its argument: a direction, a facing
+action-kind code of :mod:`facing_env.fast.resolve` and its argument: a direction, a facing
 (the ``slot``-th allowed facing of the actor's footprint) or a creature slot (the
 actor's table rows: itself, its allies, then its enemies, each in spec order:
 :func:`facing_env.actions.creature_slots`).
@@ -19,7 +19,8 @@ from facing_env.actions import (
     STEP_BASE,
     TURN_BASE,
 )
-from facing_env.fast.apply import (
+from facing_env.fast.jit import kernel
+from facing_env.fast.resolve import (
     ATTACK,
     CHARGE,
     END_TURN,
@@ -31,7 +32,6 @@ from facing_env.fast.apply import (
     TURN,
     WITHDRAW,
 )
-from facing_env.fast.jit import kernel
 
 _SLOT_KINDS = (ATTACK, CHARGE, WITHDRAW)  # actions.SLOT_KINDS, in block order
 

@@ -1,10 +1,10 @@
-"""The dice of the batched engine: :mod:`facing_env.dice` over a :class:`State` row.
+"""The dice of the batched engine: :mod:`facing_env.rules.dice` over a :class:`State` row.
 
 Each battle keeps its dice seed and draw count (``State.dice_seed``, ``dice_count``) and,
 in deck mode, its deck; every function here draws exactly what the method of
-:class:`facing_env.dice.Dice` of the same name draws, so both engines roll the same
+:class:`facing_env.rules.dice.Dice` of the same name draws, so both engines roll the same
 numbers (``tests/test_fast_dice.py``). ``mode`` is an index into
-:data:`facing_env.dice.DICE_MODES`.
+:data:`facing_env.rules.dice.DICE_MODES`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
-from facing_env.dice import DICE_MODES
 from facing_env.fast.jit import kernel
+from facing_env.rules.dice import DICE_MODES
 
 ROLL = DICE_MODES.index("roll")
 EXPECTED = DICE_MODES.index("expected")
@@ -34,7 +34,7 @@ _ONE = np.uint64(1)
 
 @kernel
 def stream_word(seed, index):
-    """``facing_env.dice.stream_word`` in 64-bit unsigned arithmetic."""
+    """``facing_env.rules.dice.stream_word`` in 64-bit unsigned arithmetic."""
     z = np.uint64(seed) + (np.uint64(index) + _ONE) * _GOLDEN
     z = (z ^ (z >> _S30)) * _MIX1
     z = (z ^ (z >> _S27)) * _MIX2

@@ -13,10 +13,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from facing_env import engine
 from facing_env.events import Event
 from facing_env.fast.jit import helper, kernel
 from facing_env.fast.state import AREA_CODES
+from facing_env.rules import engine
 from facing_env.types import AttackKind
 
 EVENT_KINDS: tuple[str, ...] = (

@@ -12,7 +12,7 @@ compares :func:`flanks` with ``rules.flanking.flanks``.
 
 Compiled as every kernel of the package (:mod:`facing_env.fast.jit`: ``kernel``,
 ``helper``: no reference counting), over the board primitives of
-:mod:`facing_env.fast.geo`.
+:mod:`facing_env.fast.geometry`.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ import math
 
 import numpy as np
 
-from facing_env.fast.geo import alive, covers
+from facing_env.fast.geometry import alive, covers
 from facing_env.fast.jit import helper, kernel
-from facing_env.fast.reach import melee_reach, threatens_cell, threatens_creature
+from facing_env.fast.opportunity import melee_reach, threatens_cell, threatens_creature
 from facing_env.fast.state import RULESETS, SHAPE_CELLS, SHAPE_CENTROID, SHAPE_OFFSETS
 from facing_env.rules import flanking as _reference
 from facing_env.tables import FEET_PER_SQUARE, IUD_ROGUE_LEVEL_MARGIN, SHARED_SPACE_SIZE_GAP

@@ -15,7 +15,7 @@ kernels call have none.
 - :func:`bind`: a kernel's compiled entry point for given argument types, for callers
   that call it often with the same arrays (it skips the dispatcher's typing).
 
-Both are cached on disk (:mod:`facing_env._jit_cache` versions the cache by the sources).
+Both are cached on disk (:mod:`facing_env.fast.cache` versions the cache by the sources).
 """
 
 from __future__ import annotations

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from facing_env.fast.apply import K_AOO
 from facing_env.fast.events import E_ATTACK, E_DEATH
-from facing_env.fast.geo import is_over, winner
+from facing_env.fast.geometry import is_over, winner
 from facing_env.fast.jit import kernel
+from facing_env.fast.resolve import K_AOO
 from facing_env.fast.state import AREA_CODES
 from facing_env.scenario import RewardWeights
 from facing_env.types import Area

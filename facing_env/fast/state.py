@@ -4,7 +4,7 @@
 argument and reads its fields by name). Its first axis is the battle; creature arrays
 are ``(N, K)`` with ``K`` creature slots in spec order (the AEC env's
 ``possible_agents``); a battle with fewer creatures (procedural scenarios) leaves
-``present`` false in its last slots. :func:`load` writes one :class:`~facing_env.battle.
+``present`` false in its last slots. :func:`load` writes one :class:`~facing_env.rules.battle.
 Battle` of the object engine (the reference) into row ``i``, so a test can step both
 engines and compare ``load``'s rows with the kernels' rows field by field.
 
@@ -31,10 +31,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from facing_env import geometry
-from facing_env.battle import Battle, Creature
-from facing_env.dice import Dice
-from facing_env.geometry import Shape
+from facing_env.rules import geometry
+from facing_env.rules.battle import Battle, Creature
+from facing_env.rules.dice import Dice
+from facing_env.rules.geometry import Shape
 from facing_env.tables import ARMOR_KINDS, DIAGONAL_RULES, FEATS
 from facing_env.types import Area, GridKind, Ruleset
 
@@ -168,7 +168,7 @@ class State(NamedTuple):
     turn_traded_steps: np.ndarray  # int32
     remaining: np.ndarray  # (N, R, 2) int32 (attack index, penalty) of the attacks left
     n_remaining: np.ndarray  # (N,) int32
-    # -- the dice, per battle (facing_env.dice: a counter-based stream)
+    # -- the dice, per battle (facing_env.rules.dice: a counter-based stream)
     dice_seed: np.ndarray  # (N,) uint64
     dice_count: np.ndarray  # (N,) int64: draws made
     deck: np.ndarray  # (N, 20) int32: deck mode's cards, dealt from the end
@@ -249,14 +249,14 @@ def allocate_for(battles: list[Battle], n: int | None = None) -> State:
     width = max(b.terrain.shape[1] for b in battles)
     k = max(len(b.creatures) for b in battles)
     attacks = max(len(c.attacks) for b in battles for c in b.creatures.values())
-    from facing_env.engine import MAX_ITERATIVES
+    from facing_env.rules.engine import MAX_ITERATIVES
 
     slots = attacks + MAX_ITERATIVES
     return allocate(len(battles) if n is None else n, height, width, k, attacks, slots)
 
 
 def _dice(expr: str | None) -> tuple[int, int, int]:
-    from facing_env.dice import parse_dice
+    from facing_env.rules.dice import parse_dice
 
     return (0, 0, 0) if expr is None else parse_dice(expr)
 
@@ -349,7 +349,7 @@ def load(state: State, i: int, battle: Battle, dice: Dice | None = None) -> None
 
 
 def _load_turn(s: State, i: int, battle: Battle, slot: dict[str, int]) -> None:
-    from facing_env import engine
+    from facing_env.rules import engine
 
     ts = battle.turn
     s.remaining[i] = 0
@@ -407,8 +407,8 @@ def store(state: State, i: int, battle: Battle) -> None:
     """Write row ``i``'s changing state (positions, facings, hit points, flags,
     initiative, the turn) into ``battle``, a battle built from the same spec as the row
     (its creatures and board): the inverse of :func:`load` for what a battle changes."""
-    from facing_env import engine
-    from facing_env.turn import AttackSlot, Initiative, TurnState
+    from facing_env.rules import engine
+    from facing_env.rules.turns import AttackSlot, Initiative, TurnState
 
     s = state
     creatures = list(battle.creatures.values())

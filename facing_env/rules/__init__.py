@@ -1,4 +1,4 @@
-"""Rule queries: pure functions of a :class:`~facing_env.battle.Battle` and creature ids.
+"""Rule queries: pure functions of a :class:`~facing_env.rules.battle.Battle` and creature ids.
 
 The rules engine imports no gymnasium or pettingzoo. Every function cites the rule ids of
 ``docs/rules.md`` it implements.

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from facing_env.battle import Battle, Creature
 from facing_env.errors import RulesQueryError
-from facing_env.geometry import AreaCell
+from facing_env.rules.battle import Battle, Creature
+from facing_env.rules.geometry import AreaCell
 from facing_env.tables import IUD_ROGUE_LEVEL_MARGIN
 from facing_env.types import Area, Pos
 

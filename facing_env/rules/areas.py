@@ -5,8 +5,8 @@ UA-FACE-01..06, UA-HEX-03, SR-05, SR-06, IC-01..05, IC-11, IC-16.
 
 from __future__ import annotations
 
-from facing_env.battle import Battle, Creature
 from facing_env.rules._common import Target, cell_area, least_exposed, most_exposed, target_cells
+from facing_env.rules.battle import Battle, Creature
 from facing_env.types import Area, Pos, Side
 
 _NO_FACING_KEYS = (Area.FRONT, Area.FLANK, Area.REAR)

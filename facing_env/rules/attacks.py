@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
-from facing_env.battle import Attack, Battle, Creature
 from facing_env.errors import RulesQueryError
-from facing_env.geometry import AreaCell
 from facing_env.rules._common import cannot_be_flanked, cell_area, rogue_beats_immunity
+from facing_env.rules.battle import Attack, Battle, Creature
 from facing_env.rules.flanking import flanks
+from facing_env.rules.geometry import AreaCell
 from facing_env.rules.perception import concealment_miss_chance
 from facing_env.tables import (
     CHARGE_AC_PENALTY,

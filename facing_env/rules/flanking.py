@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import math
 
-from facing_env.battle import Battle, Creature
-from facing_env.geometry import cell_centre, vector_angle
 from facing_env.rules._common import rogue_beats_immunity
+from facing_env.rules.battle import Battle, Creature
+from facing_env.rules.geometry import cell_centre, vector_angle
 from facing_env.rules.opportunity import melee_reach, threatened_cells
 from facing_env.rules.space import is_inside
 from facing_env.tables import FEET_PER_SQUARE

@@ -18,9 +18,9 @@ import math
 from functools import lru_cache
 from typing import Sequence
 
-from facing_env import geometry
-from facing_env.battle import Battle, Creature
-from facing_env.geometry import Shape
+from facing_env.rules import geometry
+from facing_env.rules.battle import Battle, Creature
+from facing_env.rules.geometry import Shape
 from facing_env.rules.movement import (
     _CHARGE_LANE,
     _IMPASSABLE,

@@ -11,10 +11,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Final, Iterable, NamedTuple, Sequence
 
-from facing_env import geometry
-from facing_env.battle import Battle, Creature
 from facing_env.errors import RulesQueryError
-from facing_env.geometry import Shape
+from facing_env.rules import geometry
+from facing_env.rules.battle import Battle, Creature
+from facing_env.rules.geometry import Shape
 from facing_env.tables import (
     DIFFICULT_MULTIPLIER,
     DOUBLE_MOVE_MULTIPLIER,

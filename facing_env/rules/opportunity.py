@@ -11,9 +11,9 @@ import itertools
 from functools import cache, lru_cache
 from typing import Iterable, Sequence
 
-from facing_env.battle import Attack, Battle, Creature
 from facing_env.errors import RulesQueryError
-from facing_env.geometry import Shape, cell_distance, footprint_distance
+from facing_env.rules.battle import Attack, Battle, Creature
+from facing_env.rules.geometry import Shape, cell_distance, footprint_distance
 from facing_env.tables import FEET_PER_SQUARE
 from facing_env.types import GridKind, MoveMode, Pos
 

@@ -5,9 +5,9 @@ UA-PER-01, UA-PER-02, UA-FEAT-CA, SR-11.
 
 from __future__ import annotations
 
-from facing_env.battle import Battle, Creature
 from facing_env.rules._common import Target, cell_area, target_cells
 from facing_env.rules.areas import visible_area
+from facing_env.rules.battle import Battle, Creature
 from facing_env.tables import CONCEALMENT_MISS_CHANCE, SPOT_PENALTY, SPOT_PENALTY_COMBAT_AWARENESS
 from facing_env.types import Area
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from facing_env.battle import Battle, Creature
+from facing_env.rules.battle import Battle, Creature
 from facing_env.rules.movement import corner_cut
 from facing_env.tables import (
     CLAMBER_SPEED_DIVISOR,

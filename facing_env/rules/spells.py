@@ -5,10 +5,10 @@ UA-SPL-01, UA-SPL-02 (IC-19), UA-SPL-03 (see ``attacks.shield_applies``).
 
 from __future__ import annotations
 
-from facing_env.battle import Battle, Creature
 from facing_env.errors import RulesQueryError
 from facing_env.rules._common import Target
 from facing_env.rules.areas import areas, visible_area
+from facing_env.rules.battle import Battle, Creature
 from facing_env.types import Area, GridKind, Pos
 
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from facing_env import engine
 from facing_env.actions import (
     ATTACK_BASE,
     END_TURN_INDEX,
@@ -42,8 +41,7 @@ from facing_env.actions import (
     STEP_BASE,
     TURN_BASE,
 )
-from facing_env.fast.charge import can_charge, may_withdraw_from, withdraw_step_allowed
-from facing_env.fast.geo import (
+from facing_env.fast.geometry import (
     BLOCKED,
     DIFFICULT,
     IMPEDED,
@@ -55,8 +53,10 @@ from facing_env.fast.geo import (
     terrain_at,
 )
 from facing_env.fast.jit import inline, kernel
-from facing_env.fast.reach import FEET, has_attack_slots, melee_reach, usable_slot
+from facing_env.fast.maneuvers import can_charge, may_withdraw_from, withdraw_step_allowed
+from facing_env.fast.opportunity import FEET, has_attack_slots, melee_reach, usable_slot
 from facing_env.fast.state import RULESETS, SHAPE_CELLS, SHAPE_OFFSETS
+from facing_env.rules import engine
 from facing_env.tables import (
     DIFFICULT_MULTIPLIER,
     FACING_SURCHARGE_MULTIPLIER,

@@ -11,9 +11,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from facing_env import geometry
-from facing_env.battle import Battle, Creature
 from facing_env.events import Event
+from facing_env.rules import geometry
+from facing_env.rules.battle import Battle, Creature
 from facing_env.types import Area, GridKind, Pos, Size
 
 Point = tuple[float, float]

@@ -15,10 +15,10 @@ functions (``observation._unit_vector``, ``geometry.area_table``): no angle is c
 in a kernel.
 
 The rule queries come from the other kernels of :mod:`facing_env.fast`: threatened
-cells and attack reach from :mod:`~facing_env.fast.reach` (the ``THREATENED_BY_*``
+cells and attack reach from :mod:`~facing_env.fast.opportunity` (the ``THREATENED_BY_*``
 channels, ``THREATENS_ME``, ``I_THREATEN_IT``, ``ATTACKABLE``), the facing modifiers and
-sneak attack from :mod:`~facing_env.fast.attack` and :mod:`~facing_env.fast.flanking`,
-the charge lanes (``CAN_CHARGE``) from :mod:`~facing_env.fast.charge`. The engine's turn
+sneak attack from :mod:`~facing_env.fast.attacks` and :mod:`~facing_env.fast.flanking`,
+the charge lanes (``CAN_CHARGE``) from :mod:`~facing_env.fast.maneuvers`. The engine's turn
 queries the scalars read (``movement_capacity``, ``_free_five_foot_step``,
 ``_may_trade_step``) are copied here.
 
@@ -37,12 +37,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from facing_env import engine, geometry, observation
-from facing_env.fast import attack, charge, flanking, geo, reach
+from facing_env import observation
+from facing_env.fast import attacks as attack
+from facing_env.fast import flanking
+from facing_env.fast import geometry as geo
+from facing_env.fast import maneuvers as charge
+from facing_env.fast import opportunity as reach
 from facing_env.fast.jit import inline, kernel
-from facing_env.fast.scan import free_five_foot_step, may_trade_step, movement_capacity
+from facing_env.fast.legality import free_five_foot_step, may_trade_step, movement_capacity
+from facing_env.fast.lookup import NONE_CODE, Tables, _kind_ruleset
 from facing_env.fast.state import AREA_CODES, RULESETS, SHAPE_CELLS, SHAPE_OFFSETS, SHAPES, State
-from facing_env.fast.tables import NONE_CODE, Tables, _kind_ruleset
 from facing_env.observation import (
     BOUND,
     CHANNELS,
@@ -55,6 +59,7 @@ from facing_env.observation import (
     Tactic,
     TacticScalar,
 )
+from facing_env.rules import engine, geometry
 from facing_env.rules._common import EXPOSURE
 from facing_env.tables import FEET_PER_SQUARE
 from facing_env.tables import RULESETS as RULE_ROWS
@@ -179,7 +184,7 @@ class View(NamedTuple):
 
 def view_for(t: Tables, s: State, layout: ObservationLayout, max_rounds: int) -> View:
     """The :class:`View` of ``s``'s battles (one grid kind and rule set, as for
-    :func:`~facing_env.fast.tables.tables_of`) under the env's ``layout``
+    :func:`~facing_env.fast.lookup.tables_of`) under the env's ``layout``
     (``env.layout``) and round limit (``env.max_rounds``); cached."""
     kinds, rulesets = set(s.kind.tolist()), set(s.ruleset.tolist())
     if len(kinds) != 1 or len(rulesets) != 1:
@@ -269,7 +274,7 @@ def attackable(t, s, i, c, e):
 @inline
 def trade_steps_left(s, i, c):
     """The attacks of its first attack the actor ``c`` has left when it may trade one
-    for a 5-foot step (:func:`~facing_env.fast.scan.may_trade_step`, EP-5FT-02), else 0."""
+    for a 5-foot step (:func:`~facing_env.fast.legality.may_trade_step`, EP-5FT-02), else 0."""
     if not may_trade_step(s, i, c):
         return 0
     n = 0

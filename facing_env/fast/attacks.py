@@ -12,11 +12,11 @@ kernel with the reference on random states of every scenario and on hand-made bo
 
 Attack kinds are codes over :data:`KIND_CODES` (``facing_env.types.AttackKind``).
 
-Speed (as in :mod:`facing_env.fast.reach`): kernels without reference counting
+Speed (as in :mod:`facing_env.fast.opportunity`): kernels without reference counting
 (:mod:`facing_env.fast.jit`: ``helper`` for those called from kernels only, which crash
-when called from Python), over the board primitives of :mod:`~facing_env.fast.geo`. Boolean values
-are built with ``if`` chains rather than ``and`` / ``or`` expressions, and a function on
-the common path holds no call of a large kernel that takes the State (such a call,
+when called from Python), over the board primitives of :mod:`~facing_env.fast.geometry`.
+Boolean values are built with ``if`` chains rather than ``and`` / ``or`` expressions, and a
+function on the common path holds no call of a large kernel that takes the State (such a call,
 taken or not, keeps LLVM from inlining the function, and a call that passes the State
 costs hundreds of nanoseconds): :func:`breakdown` decides standard flanking once and
 :func:`_sneak` leaves it to its caller.
@@ -27,11 +27,11 @@ from __future__ import annotations
 import numpy as np
 
 from facing_env.fast.flanking import cannot_be_flanked, flanks, rogue_beats_immunity
-from facing_env.fast.geo import SIZE_MODIFIER, area_code, cell_distance, has_facing, side_code
+from facing_env.fast.geometry import SIZE_MODIFIER, area_code, cell_distance, has_facing, side_code
 from facing_env.fast.jit import helper, kernel
-from facing_env.fast.reach import COMBAT_REFLEXES
+from facing_env.fast.lookup import SIDE_CODES
+from facing_env.fast.opportunity import COMBAT_REFLEXES
 from facing_env.fast.state import AREA_CODES, RULESETS, SHAPE_CELLS, SHAPE_OFFSETS
-from facing_env.fast.tables import SIDE_CODES
 from facing_env.tables import (
     CHARGE_AC_PENALTY,
     CHARGE_ATTACK_BONUS,

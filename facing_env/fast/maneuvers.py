@@ -12,7 +12,7 @@ unless it can attack from where it stands. The closest on the board decide the d
 lane are on the board (hex; the space of a multi-square mover), no square of its path is
 blocked, its lane crosses only open or hazardous ground and no other living creature is
 on either. What comes from angles and lines is read from the tables
-(:func:`facing_env.fast.tables.charge_tables`, filled by ``tables_of`` for the State's
+(:func:`facing_env.fast.lookup.charge_tables`, filled by ``tables_of`` for the State's
 footprints and reaches): the order among equally close destinations
 (``maneuvers._preference``), the squares of a charge's path and lane
 (``maneuvers._route``) and the positions of its path (``maneuvers._line``). A creature
@@ -27,7 +27,7 @@ plain Python.
 
 from __future__ import annotations
 
-from facing_env.fast.geo import (
+from facing_env.fast.geometry import (
     BLOCKED,
     HAZARDOUS,
     OPEN,
@@ -40,7 +40,7 @@ from facing_env.fast.geo import (
     terrain_at,
 )
 from facing_env.fast.jit import inline, inline_kernel, kernel
-from facing_env.fast.reach import FEET, melee_reach, threatens_creature
+from facing_env.fast.opportunity import FEET, melee_reach, threatens_creature
 from facing_env.fast.state import SHAPE_CELLS, SHAPE_OFFSETS
 from facing_env.tables import MIN_CHARGE_SQUARES
 

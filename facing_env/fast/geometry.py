@@ -1,7 +1,7 @@
 """Board primitives of the batched engine: numba functions over a :class:`State` row.
 
 Integer geometry only (cells, distances, terrain, occupancy); what comes from angles is
-read from :class:`~facing_env.fast.tables.Tables`. Every function takes the state ``s``
+read from :class:`~facing_env.fast.lookup.Tables`. Every function takes the state ``s``
 and the battle row ``i`` first; creatures are slots ``k``. Each mirrors one reference
 function, named in its docstring; ``tests/test_fast_geo.py`` compares them on random
 states of every scenario. ``NUMBA_DISABLE_JIT=1`` runs them as plain Python. They are
@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from facing_env.fast.jit import inline_kernel, kernel
+from facing_env.fast.lookup import NONE_CODE
 from facing_env.fast.state import SHAPE_CELLS, SHAPE_OFFSETS
-from facing_env.fast.tables import NONE_CODE
 from facing_env.tables import SIZES
 from facing_env.types import Size, Terrain
 

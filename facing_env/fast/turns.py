@@ -1,4 +1,4 @@
-"""Starting a battle in the arrays: :func:`facing_env.engine.start` as a kernel.
+"""Starting a battle in the arrays: :func:`facing_env.rules.engine.start` as a kernel.
 
 A fixed scenario (no generator) builds the same battle every time; only the dice differ.
 :func:`restart` puts row ``i`` back to the scenario's opening (the changing fields of the
@@ -8,7 +8,7 @@ object engine does (SRD-INIT-01, SRD-FF-01): every living creature in spec order
 d20 (+ Dexterity modifier, +4 with Improved Initiative) then a uniform tie-break; the
 order sorts by (-total, -Dexterity, tie-break, id); everyone is flat-footed when
 ``flat_footed_start``; one ``initiative`` event per creature in order, then the first turn
-(:func:`~facing_env.fast.apply.begin_turn` and the automatic end of empty turns, which
+(:func:`~facing_env.fast.resolve.begin_turn` and the automatic end of empty turns, which
 scans the legal actions). The static fields of the row (board, creature profiles, attacks)
 are the scenario's already: the row was loaded from the same scenario before.
 ``tests/test_env_reference.py`` and ``tests/test_vector.py`` compare the resulting battles,
@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from facing_env.fast.apply import auto_end, begin_turn
 from facing_env.fast.dice import d20, uniform
 from facing_env.fast.events import emit
-from facing_env.fast.geo import is_over
+from facing_env.fast.geometry import is_over
 from facing_env.fast.jit import helper, kernel
+from facing_env.fast.resolve import auto_end, begin_turn
 from facing_env.tables import FEATS
 
 E_INITIATIVE = 0  # fast.events.EVENT_KINDS.index("initiative")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from facing_env.battle import Attack
+from facing_env.rules.battle import Attack
 
 
 class AttackSlot(NamedTuple):

@@ -1,7 +1,7 @@
 """Play one battle between agents, one agent per team, and summarise what happened.
 
-The evaluation (:mod:`facing_env.evaluate`), ``train.py`` and the replay recorder all play
-games through :func:`play_game`. Agents follow the protocol of :mod:`facing_env.agents`:
+The evaluation (:mod:`facing_env.evaluation.evaluate`), ``train.py`` and the replay recorder
+all play games through :func:`play_game`. Agents follow the protocol of :mod:`facing_env.agents`:
 ``act(observation, action_mask, rng) -> int``, seeing only what a learner sees.
 """
 
@@ -15,12 +15,12 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from facing_env import engine
 from facing_env.agents.base import Agent
-from facing_env.battle import Battle
 from facing_env.env import raw_env
 from facing_env.events import Event
 from facing_env.registry import ENV_VERSION
+from facing_env.rules import engine
+from facing_env.rules.battle import Battle
 from facing_env.types import GridKind, Pos
 
 REPLAY_FORMAT = "facing_env.replay/1"

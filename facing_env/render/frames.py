@@ -1,11 +1,11 @@
 """Pictures of a battle: RGB frames drawn with pillow (``render_mode="rgb_array"``).
 
-Used by the ``rgb_array`` and ``human`` render modes and by :mod:`facing_env.replay`. A frame
+Used by the ``rgb_array`` and ``human`` render modes and by :mod:`facing_env.render.replay`. A frame
 shows the terrain; every creature's footprint in its team colour (its size: multi-cell
 spaces, smaller marks below Medium) with its letter, a facing arrow and a hit-point bar;
 the acting creature's front / flank (side) / rear shaded (ring cells strongly, cells beyond
 faintly, IC-03); the last attack as a line labelled with the defender's area and the
-facing modifier; and a legend. Frames of one :class:`~facing_env.canvas.Layout` all have
+facing modifier; and a legend. Frames of one :class:`~facing_env.render.canvas.Layout` all have
 one shape.
 """
 
@@ -22,8 +22,8 @@ except ImportError as exc:  # pragma: no cover - the message is the point
         "pictures need pillow: pip install 'facing-env[render]' (or pip install pillow)"
     ) from exc
 
-from facing_env.battle import Battle, Creature
-from facing_env.canvas import (
+from facing_env.events import Event
+from facing_env.render.canvas import (
     AREA_COLOURS,
     LINE,
     MARGIN,
@@ -37,8 +37,8 @@ from facing_env.canvas import (
     team_colours,
     wedge,
 )
-from facing_env.events import Event
-from facing_env.render import creature_letters
+from facing_env.render.text import creature_letters
+from facing_env.rules.battle import Battle, Creature
 from facing_env.types import Terrain
 
 BACKGROUND = (250, 248, 240)

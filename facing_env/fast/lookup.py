@@ -1,6 +1,6 @@
 """Lookup tables of one grid kind and rule set, built from the reference geometry.
 
-The kernels never redo the angle arithmetic of :mod:`facing_env.geometry` (``atan2``,
+The kernels never redo the angle arithmetic of :mod:`facing_env.rules.geometry` (``atan2``,
 ``fmod`` and rounding to 6 places would have to match the reference to the last bit):
 every answer that comes from an angle is read from a table filled by the reference
 functions themselves, so the two engines agree by construction. The integer geometry
@@ -23,9 +23,10 @@ from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
-from facing_env import _jit_cache, engine, geometry
+from facing_env.fast import cache as _jit_cache
 from facing_env.fast.state import AREA_CODES, SHAPES, State
-from facing_env.geometry import Shape
+from facing_env.rules import engine, geometry
+from facing_env.rules.geometry import Shape
 from facing_env.rules.movement import _step_area, step_geometry
 from facing_env.tables import FEET_PER_SQUARE
 from facing_env.types import Area, GridKind, Ruleset, Side
@@ -113,7 +114,7 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 def on_disk(function: _F) -> _F:
     """Keep ``function``'s arrays in this source version's cache directory
-    (:func:`facing_env._jit_cache.active_dir`, ``tables/``), keyed by its name and the
+    (:func:`facing_env.fast.cache.active_dir`, ``tables/``), keyed by its name and the
     ``repr`` of its arguments: built once per machine, not once per process (the dragon's
     charge tables take seconds to build). A ``dict`` of arrays or a :class:`Tables` is
     stored with :func:`numpy.savez` and read back with ``allow_pickle=False``; a file that

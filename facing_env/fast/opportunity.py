@@ -18,17 +18,17 @@ What the reference's users read:
   :func:`reach_covers_creature` and :func:`can_make_aoo` (the reference observation's
   ``cells_within`` of the melee reach).
 
-Kernels take the tables ``t`` (:class:`~facing_env.fast.tables.Tables`), the state ``s``
+Kernels take the tables ``t`` (:class:`~facing_env.fast.lookup.Tables`), the state ``s``
 and the battle row ``i``; creatures are slots, attacks indices into a creature's
 attacks. ``tests/test_fast_scan.py`` compares each with the reference on random states of
 every scenario. ``NUMBA_DISABLE_JIT=1`` runs them as plain Python.
 
-Speed: the kernels of this module, :mod:`~facing_env.fast.charge` and
-:mod:`~facing_env.fast.scan` are compiled without numba's reference counting
+Speed: the kernels of this module, :mod:`~facing_env.fast.maneuvers` and
+:mod:`~facing_env.fast.legality` are compiled without numba's reference counting
 (:data:`kernel`, ``_nrt=False``; they allocate nothing). With it, every call of a
 function that takes the State (a tuple of about a hundred arrays) and that LLVM does not
 inline increments and decrements the count of every array of the tuple, about 1.5 us a
-call. They call the board primitives of :mod:`~facing_env.fast.geo` through copies
+call. They call the board primitives of :mod:`~facing_env.fast.geometry` through copies
 compiled the same way. The functions decorated :data:`helper` have no
 Python entry point, which saves a second or two of compilation each: call them from
 kernels only (from Python they crash the interpreter; ``NUMBA_DISABLE_JIT=1`` runs them).
@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from facing_env.fast.geo import (
+from facing_env.fast.geometry import (
     alive,
     area_code,
     cell_distance,

@@ -15,8 +15,8 @@ opponent it never beats only at ``floor``, so a run whose estimates are all near
 on trains against the opponents it can learn from first.
 
 No torch: ``train.py`` feeds it outcomes and copies :meth:`League.weights` into the
-environments (``set_opponent_weights`` of :class:`facing_env.wrappers.TeamLearnerEnv` and
-:class:`facing_env.sb3_vec_env.TeamVecEnv`, which check them with :func:`check_weights`
+environments (``set_opponent_weights`` of :class:`facing_env.train.team_env.TeamLearnerEnv` and
+:class:`facing_env.train.team_vec_env.TeamVecEnv`, which check them with :func:`check_weights`
 and draw each battle's opponent with :func:`draw`).
 """
 

@@ -14,10 +14,10 @@ from typing import Any, Iterable, Iterator, Mapping
 import numpy as np
 from pydantic import ValidationError
 
-from facing_env import geometry
 from facing_env.errors import RulesQueryError, ScenarioError
-from facing_env.geometry import AreaTable, Shape
 from facing_env.limits import MAX_SIDE, short_repr
+from facing_env.rules import geometry
+from facing_env.rules.geometry import AreaTable, Shape
 from facing_env.spec import AttackSpec, BattleSpec, CreatureSpec
 from facing_env.tables import (
     RULESETS,

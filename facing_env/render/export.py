@@ -1,4 +1,4 @@
-"""Export a replayed game (:func:`facing_env.replay.replay`): frames, GIF, MP4 and HTML.
+"""Export a replayed game (:func:`facing_env.render.replay.replay`): frames, GIF, MP4 and HTML.
 
 The HTML viewer is one self-contained file (``viewer.html`` filled in: inline CSS and JS,
 the terrain as one base64 PNG, every step as JSON drawn on a canvas). The JSON sits in a
@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from facing_env import geometry, pictures
 from facing_env.actions import ATTACK_BASE, RUN_INDEX, SLOT_KINDS, TURN_BASE, action_names
-from facing_env.battle import Battle
-from facing_env.canvas import (
+from facing_env.env import raw_env
+from facing_env.events import Event
+from facing_env.render.canvas import (
     AREA_CODES,
     AREA_COLOURS,
     MARGIN,
@@ -36,10 +36,11 @@ from facing_env.canvas import (
     team_colours,
     wedge,
 )
-from facing_env.env import raw_env
-from facing_env.events import Event
-from facing_env.render import creature_letters
-from facing_env.replay import ReplayStep
+from facing_env.render.replay import ReplayStep
+from facing_env.render.text import creature_letters
+from facing_env.render.text import frames as pictures
+from facing_env.rules import geometry
+from facing_env.rules.battle import Battle
 from facing_env.types import GridKind
 
 TEMPLATE = Path(__file__).with_name("viewer.html")

@@ -33,16 +33,14 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from pettingzoo import AECEnv
-from pettingzoo.utils.wrappers import BaseWrapper
 
-from facing_env import league
 from facing_env.actions import END_TURN_INDEX
 from facing_env.agents.base import choose
-from facing_env.dice import check_mode
 from facing_env.env import raw_env
 from facing_env.errors import IllegalActionError
-from facing_env.match import Agent
+from facing_env.evaluation.match import Agent
+from facing_env.rules.dice import check_mode
+from facing_env.train import league
 
 MAX_RESETS = 100
 """Battles drawn per ``reset`` at most while looking for one in which the learner acts."""
@@ -125,13 +123,13 @@ class TeamLearnerEnv(gym.Env):
         return [name for name, _ in self._pool]
 
     def set_dice_mode(self, mode: str) -> None:
-        """The dice mode (:data:`facing_env.dice.DICE_MODES`) from the next battle on (a
+        """The dice mode (:data:`facing_env.rules.dice.DICE_MODES`) from the next battle on (a
         training curriculum)."""
         self.env.dice_mode = check_mode(mode)
 
     def set_opponent_weights(self, weights: Mapping[str, float] | None) -> None:
         """Draw the opponent of each new battle with these relative chances by name (an
-        opponent league's priorities, :mod:`facing_env.league`); a name of the pool that
+        opponent league's priorities, :mod:`facing_env.train.league`); a name of the pool that
         is missing gets none, unknown names are ignored; ``None`` draws uniformly again."""
         self._weights = league.check_weights(weights)
 
@@ -224,7 +222,7 @@ class TeamLearnerEnv(gym.Env):
         return self.env.teams[self.env.agent_to_id[agent]] == self.team
 
     def _decided(self) -> bool:
-        from facing_env import engine
+        from facing_env.rules import engine
 
         return engine.is_over(self.env.battle)
 
@@ -259,7 +257,7 @@ class TeamLearnerEnv(gym.Env):
     def _info(self, done: bool) -> dict[str, Any]:
         info: dict[str, Any] = {"team": self.team, "opponent": self.opponent_name}
         if done:
-            from facing_env import engine
+            from facing_env.rules import engine
 
             winner = engine.winner(self.env.battle) if self._decided() else None
             info["winner"] = winner
@@ -267,27 +265,3 @@ class TeamLearnerEnv(gym.Env):
             info["rounds"] = self.env.battle.initiative.round
             info["dice"] = self.env.dice_mode
         return info
-
-
-class SkipDeadSteps(BaseWrapper):
-    """An AEC env whose selected agent is alive until the battle is over (issue 34).
-
-    PettingZoo selects a creature dropped mid-battle at once for its dead step
-    (``step(None)``); trainers that end an episode when the selected agent reports
-    ``termination`` (Tianshou's PettingZoo env, TorchRL's AEC path) then cut the battle
-    at the first death. Under this wrapper the dropped creatures stay in ``agents``
-    (terminated, their rewards 0 from then on) and take their dead steps once the battle
-    is over, with everyone else's, so ``agent_iter`` and PettingZoo's API test run as
-    usual. It sets the unwrapped env's ``defer_dead_steps``."""
-
-    def __init__(self, env: AECEnv) -> None:
-        super().__init__(env)
-        if not hasattr(env.unwrapped, "defer_dead_steps"):
-            raise TypeError("skip_dead_steps wraps a facing_env environment")
-        env.unwrapped.defer_dead_steps = True
-
-
-def skip_dead_steps(env: AECEnv) -> SkipDeadSteps:
-    """``env`` wrapped in :class:`SkipDeadSteps` (the selected agent is alive until the
-    battle is over): ``facing_env.skip_dead_steps(facing_env.env(scenario="skirmish"))``."""
-    return SkipDeadSteps(env)

@@ -1,6 +1,6 @@
 """Exact win chances of fixed-modifier damage races in a one-on-one fight: a calculator.
 
-``python -m facing_env.ceiling [--scenario duel]`` answers "what does a fight win in which
+``python -m facing_env ceiling [--scenario duel]`` answers "what does a fight win in which
 every attack of each side carries a fixed facing modifier?" with two exact tools, both on
 the object engine and the scenario's own creatures:
 
@@ -36,10 +36,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from facing_env import engine
-from facing_env.battle import Battle, Creature
-from facing_env.dice import Dice, parse_dice, roll_hits
+from facing_env.rules import engine
 from facing_env.rules.attacks import facing_modifier
+from facing_env.rules.battle import Battle, Creature
+from facing_env.rules.dice import Dice, parse_dice, roll_hits
 from facing_env.tables import CHARGE_AC_PENALTY, CHARGE_ATTACK_BONUS
 
 OPENINGS = ("attack", "charge")
@@ -107,7 +107,7 @@ def damage_distribution(
     bonus: int, ac: int, damage: str, threat_range: int = 20, crit_multiplier: int = 2
 ) -> np.ndarray:
     """``p[k]``: the chance that one attack with total ``bonus`` against ``ac`` deals ``k``
-    damage, exactly as :func:`facing_env.engine.resolve_attack` rolls it (a natural 20 hits
+    damage, exactly as :func:`facing_env.rules.engine.resolve_attack` rolls it (a natural 20 hits
     and a 1 misses; a threat is confirmed by a second roll; a critical rolls the damage
     ``crit_multiplier`` times; at least 1 on a hit)."""
     n, sides, flat = parse_dice(damage)
@@ -477,7 +477,7 @@ _TABLE: tuple[tuple[str, dict[str, int | str]], ...] = (
         {"modifier": 4, "foe_modifier": 0, "foe_opening": "charge"},
     ),
 )
-"""The races of ``python -m facing_env.ceiling``: what each stands for, and its keywords."""
+"""The races of ``python -m facing_env ceiling``: what each stands for, and its keywords."""
 
 
 _BEST: tuple[tuple[str, tuple[tuple[int, int], ...], dict[str, int | str]], ...] = (
@@ -493,13 +493,13 @@ _BEST: tuple[tuple[str, tuple[tuple[int, int], ...], dict[str, int | str]], ...]
         {"foe_opening": "charge"},
     ),
 )
-"""The adaptive races of ``python -m facing_env.ceiling`` (:func:`best_race`)."""
+"""The adaptive races of ``python -m facing_env ceiling`` (:func:`best_race`)."""
 
 
 def main(argv: Sequence[str] | None = None) -> list[tuple[str, RaceResult | BestRace]]:
-    """``python -m facing_env.ceiling``: the race table of a one-on-one scenario."""
+    """``python -m facing_env ceiling``: the race table of a one-on-one scenario."""
     parser = argparse.ArgumentParser(
-        prog="python -m facing_env.ceiling",
+        prog="python -m facing_env ceiling",
         description=(
             "Exact win chances of a one-on-one scenario's damage race for fixed facing "
             "modifiers. A race fixes the modifiers; a policy can change them over the fight, "

@@ -5,8 +5,8 @@
   run's TensorBoard logs (skipped when there are none or tensorboard is missing);
 - ``attack_origins.png``: per agent, around one defender facing up, how many of its chosen
   attacks came from each square (``AgentResult.attack_origins``, offsets in the defender's
-  frame: :func:`facing_env.match.attack_origin`), squares coloured by the area they are in
-  for a one-cell defender under the scenario's rule set.
+  frame: :func:`facing_env.evaluation.match.attack_origin`), squares coloured by the area
+  they are in for a one-cell defender under the scenario's rule set.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from facing_env import geometry
-from facing_env.canvas import AREA_COLOURS
-from facing_env.evaluate import Report, wilson_interval
+from facing_env.evaluation.evaluate import Report, wilson_interval
+from facing_env.render.canvas import AREA_COLOURS
+from facing_env.rules import geometry
 from facing_env.types import Area, GridKind, Ruleset, Size
 
 CURVE_TAGS = ("rollout/ep_rew_mean",)

@@ -9,7 +9,7 @@ final observation, its last reward and ``terminated`` (the PettingZoo dead step)
 ``__all__`` is set when the battle is over. Policies: one per team (``red_0`` -> ``red``,
 :func:`team_policy`) or one :data:`SHARED` policy for self-play (:func:`shared_policy`).
 :class:`ModuleAgent` puts a trained module behind the agent protocol of
-:mod:`facing_env.match`. This is the only module that imports ray.
+:mod:`facing_env.evaluation.match`. This is the only module that imports ray.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-from facing_env import engine
 from facing_env.actions import END_TURN_INDEX
 from facing_env.env import raw_env
 from facing_env.errors import IllegalActionError
+from facing_env.rules import engine
 from facing_env.scenario import DEFAULT_SCENARIO, load_scenario
 
 OBS_KEY = "observations"

@@ -13,8 +13,8 @@ policy is fitted again on everything gathered. docs/training.md gives the measur
 Needs the training extra (torch, stable-baselines3, sb3-contrib)::
 
     from sb3_contrib import MaskablePPO
-    from facing_env.imitation import clone, demonstrations
-    from facing_env.sb3_vec_env import TeamVecEnv
+    from facing_env.train.imitation import clone, demonstrations
+    from facing_env.train.team_vec_env import TeamVecEnv
 
     model = MaskablePPO("MlpPolicy", TeamVecEnv("duel", 8, ["aggressive"], seed=0))
     demos = demonstrations("duel", "flanker", ["aggressive"], samples=50_000, seed=1)
@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from facing_env.agents.base import act_batch
-from facing_env.match import Agent
-from facing_env.sb3_vec_env import TeamVecEnv
+from facing_env.evaluation.match import Agent
+from facing_env.train.team_vec_env import TeamVecEnv
 
 
 @dataclass(frozen=True)

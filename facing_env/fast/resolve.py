@@ -1,10 +1,10 @@
-"""Applying actions in the batched engine: :func:`facing_env.engine.apply` over arrays.
+"""Applying actions in the batched engine: :func:`facing_env.rules.engine.apply` over arrays.
 
 :func:`apply` takes one decoded action of battle ``i``'s acting creature (a kind code
 and its argument: a direction, a facing or a creature slot), changes the state row as
 the object engine changes its ``Battle``, appends the events to the :class:`Events`
 row, and ends turns that have nothing left but END_TURN (``engine._auto_end``), which
-needs the legal scan (:mod:`facing_env.fast.scan`). Each function mirrors the engine
+needs the legal scan (:mod:`facing_env.fast.legality`). Each function mirrors the engine
 function of the same name (``_apply_step``, ``_readied_attacks``, ``resolve_attack``,
 ``_kill``, ``_end_turn``, ``_begin_turn``...); ``tests/test_fast_apply.py`` steps both
 engines side by side on every scenario and compares states and events.
@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from facing_env import engine
-from facing_env.fast import attack as fattack
-from facing_env.fast import charge as fcharge
+from facing_env.fast import attacks as fattack
 from facing_env.fast import dice as fdice
-from facing_env.fast import geo, reach, scan
+from facing_env.fast import geometry as geo
+from facing_env.fast import legality as scan
+from facing_env.fast import maneuvers as fcharge
+from facing_env.fast import opportunity as reach
 from facing_env.fast.events import (
     ATTACK_KINDS,
     E_ATTACK,
@@ -40,9 +41,10 @@ from facing_env.fast.events import (
     E_WITHDRAW,
     emit,
 )
-from facing_env.fast.geo import is_over
+from facing_env.fast.geometry import is_over
 from facing_env.fast.jit import helper, kernel
 from facing_env.fast.state import ARMOR_KINDS
+from facing_env.rules import engine
 from facing_env.tables import (
     FEATS,
     FEET_PER_SQUARE,

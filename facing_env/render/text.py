@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import string
 
-from facing_env import geometry
-from facing_env.battle import Battle, Creature
+from facing_env.rules import geometry
+from facing_env.rules.battle import Battle, Creature
 from facing_env.types import GridKind, Terrain
 
 SQUARE_ARROWS = ("↑", "↗", "→", "↘", "↓", "↙", "←", "↖")

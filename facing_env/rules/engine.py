@@ -3,7 +3,7 @@
 ``why_illegal(battle, action)`` is the single source of truth: ``legal_actions(battle)``
 lists every candidate for which it finds nothing wrong, and ``apply`` raises
 :class:`IllegalActionError` with its reason for anything else. This is the readable
-reference; the env's masks come from the batched engine's scan (:mod:`facing_env.fast.scan`),
+reference; the env's masks come from the batched engine's scan (:mod:`facing_env.fast.legality`),
 which the tests compare with it. All rules come from :mod:`facing_env.rules`; the
 engine only sequences them (docs/design.md, turns and actions):
 
@@ -43,20 +43,21 @@ import numbers
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from facing_env import geometry, rules
-from facing_env.battle import Battle, Creature
-from facing_env.dice import Dice, mean_damage, roll_hits
+from facing_env import rules
 from facing_env.errors import IllegalActionError
 from facing_env.events import Event
-from facing_env.geometry import Shape
+from facing_env.rules import geometry
+from facing_env.rules.battle import Battle, Creature
+from facing_env.rules.dice import Dice, mean_damage, roll_hits
+from facing_env.rules.geometry import Shape
 from facing_env.rules.movement import (
     FULL_ROUND,
 )
+from facing_env.rules.turns import AttackSlot, Initiative, TurnState
 from facing_env.tables import (
     FEET_PER_SQUARE,
     MIN_SPEED_FOR_FIVE_FOOT_STEP,
 )
-from facing_env.turn import AttackSlot, Initiative, TurnState
 from facing_env.types import GridKind, Ruleset, Terrain
 
 END_TURN = "end_turn"

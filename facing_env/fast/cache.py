@@ -5,9 +5,9 @@ compiled, but a kernel inlines the kernels it calls from other files and the con
 reads from other modules (the observation layout, the action layout, the rule tables).
 An edit anywhere else would then run stale machine code. :func:`activate` points numba's
 cache at a directory named by the SHA-256 of the sources the kernels can depend on: the
-kernel modules (``fast/`` and ``agents/batch.py``) and every package module they import,
-directly or through one another, at module level or inside a function (their constants,
-the tables they build, the reference code the tables come from). An edit of any of those
+kernel modules (``fast/`` and the agents' modules that import numba) and every package
+module they import, directly or through one another, at module level or inside a function (their
+constants, the tables they build, the reference code the tables come from). An edit of any of those
 compiles afresh and nothing stale is ever loaded; an edit of a module no kernel reaches
 (the PettingZoo layer's wrappers, the evaluation, the training helpers) keeps the cache.
 The closure is read from the sources' ``import`` statements (:func:`kernel_sources`); the
@@ -25,16 +25,17 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import re
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def _agents_dir() -> Path:
     """``agents/`` beside the package in a source checkout (an editable install maps
     ``facing_env.agents`` there); inside the package in an installed wheel."""
     beside = _PACKAGE.parent / "agents"
-    return beside if (beside / "batch.py").is_file() else _PACKAGE / "agents"
+    return beside if (beside / "__init__.py").is_file() else _PACKAGE / "agents"
 
 
 def _module_file(name: str) -> Path | None:
@@ -74,13 +75,14 @@ def _imported(path: Path) -> set[Path]:
     return found  # type: ignore[return-value]
 
 
+_JIT_IMPORT = re.compile(r"^(from numba |import numba|from facing_env\.fast\.jit )", re.M)
+"""How a kernel module outside ``fast/`` is recognised (the agents' kernels)."""
+
+
 def kernel_sources() -> list[Path]:
     """The kernel modules and the package modules they import, transitively, sorted."""
     todo = sorted((_PACKAGE / "fast").glob("*.py"))
-    batch = _agents_dir() / "batch.py"
-    if batch.is_file():
-        todo.append(batch)
-    todo.append(_PACKAGE / "_jit_cache.py")  # how the cache is keyed and its tables stored
+    todo += [p for p in sorted(_agents_dir().rglob("*.py")) if _JIT_IMPORT.search(p.read_text())]
     seen: set[Path] = set()
     while todo:
         path = todo.pop()

@@ -1,6 +1,6 @@
 """``TeamVecEnv``: a stable-baselines3 ``VecEnv`` over :class:`~facing_env.vector.VectorEnv`.
 
-The batched counterpart of :class:`~facing_env.wrappers.TeamLearnerEnv`: N battles held
+The batched counterpart of :class:`~facing_env.train.team_env.TeamLearnerEnv`: N battles held
 as arrays, one learner controlling every creature of its team in each (shared
 parameters), the other team played by an opponent of a pool acting **in batch** (the
 scripted agents' kernels, a saved policy's one forward pass; see
@@ -8,7 +8,7 @@ scripted agents' kernels, a saved policy's one forward pass; see
 
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor
-    from facing_env.sb3_vec_env import TeamVecEnv
+    from facing_env.train.team_vec_env import TeamVecEnv
 
     venv = VecMonitor(TeamVecEnv("duel", num_envs=16, opponents=["aggressive"], seed=0))
     model = MaskablePPO("MlpPolicy", venv).learn(100_000)
@@ -48,11 +48,11 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
-from facing_env import league
 from facing_env.actions import END_TURN_INDEX
 from facing_env.agents.base import act_batch
 from facing_env.errors import IllegalActionError
-from facing_env.match import Agent
+from facing_env.evaluation.match import Agent
+from facing_env.train import league
 from facing_env.vector import VectorEnv
 
 MAX_RESTARTS = 100
