@@ -40,8 +40,9 @@ except ImportError as exc:  # pragma: no cover - the message is the point
 from facing_env import cli
 from facing_env.agents.learned import PolicyAgent
 from facing_env.env import raw_env
-from facing_env.evaluation.evaluate import Report, evaluate, image_links, plots
+from facing_env.evaluation.evaluate import evaluate, image_links, plots
 from facing_env.evaluation.match import Agent
+from facing_env.evaluation.report import Report
 from facing_env.scenario import DEFAULT_SCENARIO, load_scenario, reward_weights
 from facing_env.train.league import WEIGHTINGS, League
 from facing_env.train.policies import entity_policy_kwargs

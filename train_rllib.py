@@ -40,8 +40,9 @@ except ImportError as exc:  # pragma: no cover - the message is the point
 
 import facing_env
 from facing_env import cli
-from facing_env.evaluation.evaluate import Report, evaluate
+from facing_env.evaluation.evaluate import evaluate
 from facing_env.evaluation.match import Agent
+from facing_env.evaluation.report import Report
 from facing_env.scenario import DEFAULT_SCENARIO, load_scenario
 from facing_env.train.rllib import (
     FacingRLlibEnv,

@@ -68,7 +68,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from facing_env import observation
-from facing_env.actions import END_TURN_INDEX, ActionCodec, creature_slots
+from facing_env.actions import END_TURN_INDEX
 from facing_env.errors import EnvStateError, IllegalActionError
 from facing_env.events import Event
 from facing_env.fast.batch import BatchEngine
@@ -79,6 +79,7 @@ from facing_env.observation import ObservationLayout
 from facing_env.render.text import board_text
 from facing_env.rules import engine
 from facing_env.rules.battle import Battle, agent_names
+from facing_env.rules.codec import ActionCodec, creature_slots
 from facing_env.rules.dice import Dice, check_mode
 from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario, reward_weights
 
@@ -450,8 +451,8 @@ class raw_env(AECEnv):
         active = actor.id if actor else None
         if self.render_mode == "ansi":
             return board_text(battle, active=active)
-        from facing_env.render.text import canvas, window
-        from facing_env.render.text import frames as pictures
+        from facing_env.render import canvas, window
+        from facing_env.render import frames as pictures
 
         layout = canvas.Layout.of(battle, self._state_dims, len(self.possible_agents))
         frame = pictures.frame(

@@ -27,7 +27,7 @@ from facing_env.observation import ObservationLayout  # the layout under test
 from facing_env.observation import Scalar as S
 from facing_env.observation import Tactic as T
 from facing_env.observation import TacticScalar as TS
-from facing_env.rules import engine, geometry
+from facing_env.rules import engine, geometry, legality
 from facing_env.rules.battle import Battle, Creature
 from facing_env.rules.dice import parse_dice
 from facing_env.types import Area, GridKind, Terrain
@@ -95,7 +95,7 @@ def _fill_tactics(
     if ts is None or ts.actor != me.id or engine.actor(battle) is None:
         return
     scalars[TS.WITHDRAWING] = ts.withdrawing is not None
-    if engine._may_trade_step(battle, me):
+    if legality._may_trade_step(battle, me):
         first = me.attacks[0]
         scalars[TS.TRADE_STEPS_LEFT] = len([s for s in ts.remaining if s.attack is first]) / 4.0
 

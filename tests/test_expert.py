@@ -9,12 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from facing_env.actions import ActionCodec, action_names, creature_slots
+from facing_env.actions import action_names
 from facing_env.agents import make_agent
 from facing_env.agents.expert import ExpertAgent
 from facing_env.agents.lookahead import Lookahead
 from facing_env.evaluation.match import play_game, play_games
 from facing_env.rules import engine
+from facing_env.rules.codec import ActionCodec, creature_slots
 from facing_env.rules.dice import Dice
 from tests.boards import board
 from tests.test_ceiling import FIGHTER  # the duel's fighter, as a board's fields

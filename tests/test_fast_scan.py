@@ -5,7 +5,7 @@
 step costs) read a State row written by ``facing_env.fast.state.load``; on states of every
 scenario they must answer what the reference answers (``engine.slot_reaches``,
 ``rules.threatened_cells``, ``rules.charge_destinations``, ``env.observe(agent)
-["action_mask"]``, ``engine._step``...).
+["action_mask"]``, ``legality._step``...).
 
 The states: random masked play and the scripted agents (``aggressive``, ``flanker``,
 ``defensive``, with a few random moves mixed in), whose play charges, withdraws and
@@ -38,7 +38,7 @@ from facing_env.fast import maneuvers as charge
 from facing_env.fast import opportunity as reach
 from facing_env.fast.lookup import Tables, tables_of
 from facing_env.fast.state import State, allocate_for, load
-from facing_env.rules import engine
+from facing_env.rules import engine, legality
 from facing_env.rules.battle import Battle
 from facing_env.rules.engine import Action
 from facing_env.rules.turns import AttackSlot
@@ -92,7 +92,7 @@ def _unusual(b: Battle) -> bool:
         or ts.attacks_made > 0
         or ts.running
         or ts.cleave is not None
-        or engine._may_trade_step(b, b.creatures[ts.actor])
+        or legality._may_trade_step(b, b.creatures[ts.actor])
     )
 
 
@@ -152,22 +152,22 @@ def check_reach(t: Tables, s: State, i: int, b: Battle) -> None:
             for a, attack in enumerate(c.attacks):
                 want = engine.slot_reaches(b, c, other, AttackSlot(attack, 0))
                 assert reach.slot_reaches(t, s, i, k, o, a) == want, (c.id, other.id, a)
-            slot = engine._melee_slot(b, c, other)
+            slot = legality._melee_slot(b, c, other)
             want_slot = -1 if slot is None else c.attacks.index(slot.attack)
             assert reach.melee_slot(t, s, i, k, o) == want_slot
     actor = engine.actor(b)
     if actor is None:
         return
-    slots = engine._attack_slots(b)[0]
+    slots = legality._attack_slots(b)[0]
     assert reach.has_attack_slots(s, i) == bool(slots)
     for o, other in enumerate(creatures):
-        slot = engine._usable_slot(b, actor, other)
+        slot = legality._usable_slot(b, actor, other)
         attack, penalty, _ = reach.usable_slot(t, s, i, o)
         if slot is None:
             assert attack == -1
         else:
             assert (actor.attacks[attack], penalty) == (slot.attack, slot.penalty)
-        allowed = engine._check_attack(b, actor, other.id) is None
+        allowed = legality._check_attack(b, actor, other.id) is None
         assert reach.can_attack(t, s, i, o) == allowed
 
 
@@ -320,7 +320,7 @@ def reference_mask(b: Battle, n_slots: int) -> np.ndarray:
 
 def check_scan(battles: list[Battle], masks: list[np.ndarray]) -> None:
     """``scan.mask_batch`` over ``battles`` gives ``masks`` row for row, and the cost of
-    every legal MOVE and STEP_KEEP_FACING is ``engine._step``'s (``rules.step_cost``)."""
+    every legal MOVE and STEP_KEEP_FACING is ``legality._step``'s (``rules.step_cost``)."""
     t, s = loaded(battles)
     n = masks[0].shape[0]
     out = np.full((len(battles), n), 7, dtype=np.int8)
@@ -335,7 +335,7 @@ def check_scan(battles: list[Battle], masks: list[np.ndarray]) -> None:
                 want = 0
                 if mask[base + d]:
                     actor = engine.actor(b)
-                    want, why = engine._step(b, actor, d, kind == engine.MOVE)
+                    want, why = legality._step(b, actor, d, kind == engine.MOVE)
                     assert why is None, (i, names[base + d], why)
                 want = scan.FULL_ROUND if want == rules.FULL_ROUND else want
                 assert cost[i, base + d] == want, (i, names[base + d])

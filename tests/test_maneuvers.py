@@ -381,7 +381,7 @@ def test_replays_and_pictures_name_the_new_events():
     """The replay log (``export.describe``, also the HTML viewer's log) and the rgb frames'
     attack label name charges, withdrawals, readied attacks and their triggers."""
     from facing_env.events import Event
-    from facing_env.render.text import canvas, export
+    from facing_env.render import canvas, export
     from facing_env.types import GridKind
 
     sq = GridKind.SQUARE

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import facing_env
 from facing_env import IllegalActionError, observation, rules
 from facing_env.fast.legality import FULL_ROUND as FULL_ROUND_CODE
-from facing_env.rules import engine
+from facing_env.rules import engine, legality
 from facing_env.rules.dice import Dice
 from facing_env.scenario import load_scenario
 from tests import reference_observation as reference
@@ -67,7 +67,7 @@ def check_mask_exact(env) -> None:
 def check_legal_matches_reference(env) -> None:
     """The env's mask (the batched engine's scan) is the encoding of the actions
     ``why_illegal`` accepts, and the cost the scan records for each legal step (what the
-    engine's apply pays) is ``rules.step_cost``'s (via ``engine._step``)."""
+    engine's apply pays) is ``rules.step_cost``'s (via ``legality._step``)."""
     battle, agent = env.battle, env.agent_selection
     slots = env.slots[env.agent_to_id[agent]]
     mask = env.observe(agent)["action_mask"]
@@ -81,7 +81,7 @@ def check_legal_matches_reference(env) -> None:
     cost = env._engine.cost[0]
     for action in slow:
         if action.kind in (engine.MOVE, engine.STEP_KEEP_FACING):
-            expected, why = engine._step(battle, c, action.arg, action.kind == engine.MOVE)
+            expected, why = legality._step(battle, c, action.arg, action.kind == engine.MOVE)
             assert why is None and expected is not None
             expected = FULL_ROUND_CODE if expected == rules.FULL_ROUND else expected
             index = env.codec.encode(battle, slots, action)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from facing_env.agents import make_agent
-from facing_env.evaluation.evaluate import AgentResult
 from facing_env.evaluation.match import aec_actions, play_game, play_games, team_stats
+from facing_env.evaluation.report import AgentResult
 from facing_env.events import Event
 
 TEAMS = {"a": "red", "b": "blue"}

@@ -23,8 +23,8 @@ from PIL import Image
 import facing_env
 from facing_env import Battle
 from facing_env.events import Event
-from facing_env.render.text import canvas
-from facing_env.render.text import frames as pictures
+from facing_env.render import canvas
+from facing_env.render import frames as pictures
 from facing_env.train.team_env import TeamLearnerEnv
 
 GOLDEN = Path(__file__).with_name("golden")

@@ -22,6 +22,7 @@ from PIL import Image
 from facing_env.agents import make_agent
 from facing_env.env import raw_env
 from facing_env.evaluation.match import play_game, replay_record
+from facing_env.render import export
 from facing_env.render.replay import (
     ReplayDivergence,
     ReplayError,
@@ -30,7 +31,6 @@ from facing_env.render.replay import (
     parse_record,
     replay,
 )
-from facing_env.render.text import export
 
 CHROMIUM = Path("/usr/bin/chromium")
 EVIL = "</script><script>alert(1)</script>"

@@ -20,7 +20,7 @@ from gymnasium.utils.env_checker import check_env
 import facing_env
 from facing_env.env import raw_env
 from facing_env.evaluation.evaluate import main as evaluate_main
-from facing_env.evaluation.evaluate import wilson_interval
+from facing_env.evaluation.report import wilson_interval
 from facing_env.train.team_env import TeamLearnerEnv
 
 sb3_contrib = pytest.importorskip("sb3_contrib")
@@ -367,7 +367,7 @@ def test_dice_mode_literals_list_every_mode():
     """The scenario and replay schemas accept exactly :data:`facing_env.rules.dice.DICE_MODES`."""
     import typing
 
-    from facing_env.render.replay import EnvKwargs
+    from facing_env.render.record import EnvKwargs
     from facing_env.rules.dice import DICE_MODES
     from facing_env.scenario import ScenarioFile
 

@@ -32,11 +32,9 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import math
 import os
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -44,185 +42,14 @@ from facing_env import cli
 from facing_env.env import raw_env
 from facing_env.errors import FacingEnvError
 from facing_env.evaluation.match import (
-    MANEUVERS,
     Agent,
     GameResult,
     aec_actions,
     play_games,
     replay_record,
 )
+from facing_env.evaluation.report import AgentResult, PairResult, Report
 from facing_env.rules.dice import DICE_MODES
-
-AREAS = ("front", "flank", "side", "rear", "none")
-
-
-def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion (draws may count as half successes)."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-@dataclass
-class PairResult:
-    """Games between two agents, counted from ``a``'s side."""
-
-    a: str
-    b: str
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    @property
-    def games(self) -> int:
-        """Games played."""
-        return self.wins + self.draws + self.losses
-
-    @property
-    def win_rate(self) -> float:
-        """Share of games ``a`` won."""
-        return self.wins / self.games if self.games else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form, with the interval."""
-        low, high = wilson_interval(self.wins, self.games)
-        return {
-            "a": self.a,
-            "b": self.b,
-            "wins": self.wins,
-            "draws": self.draws,
-            "losses": self.losses,
-            "games": self.games,
-            "win_rate": self.win_rate,
-            "win_rate_ci95": [low, high],
-        }
-
-
-@dataclass
-class AgentResult:
-    """Everything one agent did over all its games."""
-
-    name: str
-    games: int = 0
-    wins: int = 0
-    rounds: int = 0
-    damage_dealt: float = 0  # whole hit points except with mean dice
-    attacks: Counter[str] = field(default_factory=Counter)
-    bonus_attacks: int = 0
-    sneak_attacks: int = 0
-    attacks_of_opportunity: int = 0
-    attack_origins: Counter[tuple[int, int]] = field(default_factory=Counter)
-    maneuvers: Counter[str] = field(default_factory=Counter)
-    rating_mu: float = 25.0
-    rating_sigma: float = 25.0 / 3
-
-    def shares(self) -> dict[str, float]:
-        """Share of its chosen attacks by defender area."""
-        total = sum(self.attacks.values())
-        return {a: (self.attacks[a] / total if total else 0.0) for a in AREAS if a in self.attacks}
-
-    @property
-    def flank_or_rear_share(self) -> float:
-        """Share of chosen attacks made from the defender's flank, side or rear."""
-        total = sum(self.attacks.values())
-        behind = self.attacks["flank"] + self.attacks["side"] + self.attacks["rear"]
-        return behind / total if total else 0.0
-
-    @property
-    def positional_bonus_share(self) -> float:
-        """Share of chosen attacks made with a net positive positional modifier: from the
-        flank or rear (``ua35``), against a flanked defender (``side_rear``), or flanking
-        with an ally opposite (``standard``). Comparable across rule sets."""
-        total = sum(self.attacks.values())
-        return self.bonus_attacks / total if total else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "name": self.name,
-            "games": self.games,
-            "wins": self.wins,
-            "rating": {
-                "mu": self.rating_mu,
-                "sigma": self.rating_sigma,
-                "ordinal": self.rating_mu - 3 * self.rating_sigma,
-            },
-            "damage_per_round": self.damage_dealt / self.rounds if self.rounds else 0.0,
-            "attacks": {a: self.attacks[a] for a in AREAS if self.attacks[a]},
-            "attack_shares": self.shares(),
-            "flank_or_rear_share": self.flank_or_rear_share,
-            "positional_bonus_share": self.positional_bonus_share,
-            "sneak_attacks": self.sneak_attacks,
-            "attacks_of_opportunity": self.attacks_of_opportunity,
-            "maneuvers": {k: self.maneuvers[k] for k in MANEUVERS},
-            "attack_origins": {
-                f"{dx},{dy}": n for (dx, dy), n in sorted(self.attack_origins.items())
-            },
-        }
-
-
-@dataclass
-class Report:
-    """A whole evaluation."""
-
-    scenario: str
-    games_per_pair: int
-    pairs: list[PairResult]
-    agents: dict[str, AgentResult]
-
-    def pair(self, a: str, b: str) -> PairResult:
-        """The result of ``a`` against ``b`` (from ``a``'s side)."""
-        for p in self.pairs:
-            if (p.a, p.b) == (a, b):
-                return p
-            if (p.b, p.a) == (a, b):
-                return PairResult(a, b, p.losses, p.draws, p.wins)
-        raise KeyError(f"no games between {a!r} and {b!r}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "scenario": self.scenario,
-            "games_per_pair": self.games_per_pair,
-            "pairs": [p.to_dict() for p in self.pairs],
-            "agents": {n: a.to_dict() for n, a in self.agents.items()},
-        }
-
-    def markdown(self) -> str:
-        """The report as markdown tables."""
-        lines = [
-            f"## Evaluation on `{self.scenario}` ({self.games_per_pair} games per pair)",
-            "",
-            "| agent | vs | wins | draws | losses | win rate (95% CI) |",
-            "|---|---|---|---|---|---|",
-        ]
-        for p in self.pairs:
-            low, high = wilson_interval(p.wins, p.games)
-            lines.append(
-                f"| {p.a} | {p.b} | {p.wins} | {p.draws} | {p.losses} | "
-                f"{p.win_rate:.2f} ({low:.2f}-{high:.2f}) |"
-            )
-        lines += [
-            "",
-            "| agent | rating | damage/round | attacks front / flank / side / rear / none "
-            "| flank+rear share | positional bonus share | sneak | AoO "
-            "| charge / withdraw / ready / readied hit |",
-            "|---|---|---|---|---|---|---|---|---|",
-        ]
-        for a in sorted(self.agents.values(), key=lambda r: -(r.rating_mu - 3 * r.rating_sigma)):
-            counts = " / ".join(str(a.attacks[x]) for x in AREAS)
-            dpr = a.damage_dealt / a.rounds if a.rounds else 0.0
-            lines.append(
-                f"| {a.name} | {a.rating_mu - 3 * a.rating_sigma:.1f} | {dpr:.2f} | {counts} "
-                f"| {a.flank_or_rear_share:.2f} | {a.positional_bonus_share:.2f} "
-                f"| {a.sneak_attacks} | {a.attacks_of_opportunity} "
-                f"| {' / '.join(str(a.maneuvers[k]) for k in MANEUVERS)} |"
-            )
-        return "\n".join(lines) + "\n"
 
 
 def _rate(

@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from facing_env.evaluation.evaluate import Report, wilson_interval
+from facing_env.evaluation.report import Report, wilson_interval
 from facing_env.render.canvas import AREA_COLOURS
 from facing_env.rules import geometry
 from facing_env.types import Area, GridKind, Ruleset, Size

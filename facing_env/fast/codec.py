@@ -1,10 +1,10 @@
-"""Action indices of the batched engine: :meth:`facing_env.actions.ActionCodec.decode`.
+"""Action indices of the batched engine: :meth:`facing_env.rules.codec.ActionCodec.decode`.
 
 An index of the env's ``Discrete(n)`` layout (:mod:`facing_env.actions`) becomes an
 action-kind code of :mod:`facing_env.fast.resolve` and its argument: a direction, a facing
 (the ``slot``-th allowed facing of the actor's footprint) or a creature slot (the
 actor's table rows: itself, its allies, then its enemies, each in spec order:
-:func:`facing_env.actions.creature_slots`).
+:func:`facing_env.rules.codec.creature_slots`).
 """
 
 from __future__ import annotations

@@ -1,23 +1,23 @@
 """The legal-action scan of the batched engine: the action mask and the step costs.
 
 :func:`legal_mask` writes the int8 mask of battle ``i``'s acting creature, laid out as
-:class:`facing_env.actions.ActionCodec` lays it out (``ActionCodec.mask``: the encoding of
+:class:`facing_env.rules.codec.ActionCodec` lays it out (``ActionCodec.mask``: the encoding of
 ``engine.legal_actions``), and the movement cost of every legal MOVE and
-STEP_KEEP_FACING (``engine._step``'s; :data:`FULL_ROUND` for impeded terrain). It is
+STEP_KEEP_FACING (``legality._step``'s; :data:`FULL_ROUND` for impeded terrain). It is
 ``engine.why_illegal`` applied to every candidate, check for check, in one pass:
 the steps of every direction (terrain, creatures in the way, stepover, cut corners, the
 alternating diagonal, difficult terrain, the facing surcharge of ``ua35``, runs, the
 full-round step into impeded terrain), 5-foot steps, facing changes and what they cost
-(``engine._turn_cost``), RUN, a withdrawal's limits (EP-WDR-01), the 5-foot steps a
+(``legality._turn_cost``), RUN, a withdrawal's limits (EP-WDR-01), the 5-foot steps a
 player character buys with attacks (EP-5FT-02), READY, CHARGE and WITHDRAW (full-round
-actions at the start of a turn), ATTACK (``engine._check_attack``) and
+actions at the start of a turn), ATTACK (``legality._check_attack``) and
 ``engine.MAX_ACTIONS_PER_TURN``. :func:`mask_batch` scans every row (a battle that is
 over gets an all-zero mask).
 
 Creature-slot actions (ATTACK, CHARGE, WITHDRAW) index the acting creature's rows of
-``actions.creature_slots``: itself, its allies, its enemies, each in spec order (dead
+``codec.creature_slots``: itself, its allies, its enemies, each in spec order (dead
 creatures keep their rows). ``tests/test_fast_scan.py`` compares the mask with the
-reference env's (``why_illegal``) and the costs with ``engine._step``'s on states of every
+reference env's (``why_illegal``) and the costs with ``legality._step``'s on states of every
 scenario.
 
 :func:`legal_mask` and :func:`mask_batch` are the entry points; the other functions are
@@ -152,7 +152,7 @@ def movement_capacity(s, i, c):
 
 @inline
 def turn_allowed(s, i):
-    """``engine._turn_cost(battle) is not None``: a facing change is left (free while
+    """``legality._turn_cost(battle) is not None``: a facing change is left (free while
     moving or declaring, once free, or for the move action; side_rear: once)."""
     if (s.turn_moving[i] or s.turn_declaring[i]) and not s.turn_turned_after_step[i]:
         return True
@@ -165,7 +165,7 @@ def turn_allowed(s, i):
 
 @inline
 def full_round_fresh(s, i):
-    """``engine._full_round_fresh``: nothing done yet that a full-round action excludes."""
+    """``legality._full_round_fresh``: nothing done yet that a full-round action excludes."""
     return (
         s.turn_move_available[i]
         and s.turn_standard_available[i]
@@ -180,7 +180,7 @@ def full_round_fresh(s, i):
 
 @inline
 def free_five_foot_step(s, i):
-    """``engine._free_five_foot_step``: no other movement this turn."""
+    """``legality._free_five_foot_step``: no other movement this turn."""
     return not (
         s.turn_moved[i]
         or s.turn_five_foot_step_taken[i]
@@ -191,7 +191,7 @@ def free_five_foot_step(s, i):
 
 @inline
 def tradeable_slot(s, i):
-    """``engine._tradeable_slot``: the position in ``remaining`` of the worst iterative of
+    """``legality._tradeable_slot``: the position in ``remaining`` of the worst iterative of
     the actor's first attack (the first of equal penalties), -1 if none."""
     worst = -1
     for r in range(s.n_remaining[i]):
@@ -204,7 +204,7 @@ def tradeable_slot(s, i):
 
 @inline
 def may_trade_step(s, i, c):
-    """``engine._may_trade_step`` (EP-5FT-02): a player character whose free 5-foot step
+    """``legality._may_trade_step`` (EP-5FT-02): a player character whose free 5-foot step
     is used may trade an attack of a full attack for another one."""
     if not s.player_character[i, c] or free_five_foot_step(s, i) or s.turn_cleave[i, 0] >= 0:
         return False
@@ -219,7 +219,7 @@ def may_trade_step(s, i, c):
 
 @inline
 def ready_allowed(s, i, c):
-    """``engine._check_ready`` finds nothing wrong (UA-PER-02)."""
+    """``legality._check_ready`` finds nothing wrong (UA-PER-02)."""
     if (
         not s.turn_standard_available[i]
         or s.turn_attacks_made[i] != 0
@@ -234,7 +234,7 @@ def ready_allowed(s, i, c):
 
 @inline
 def creature_slot(s, i, c, k):
-    """``actions.creature_slots(battle, c).index(k)``: itself, its allies, its enemies."""
+    """``codec.creature_slots(battle, c).index(k)``: itself, its allies, its enemies."""
     if k == c:
         return 0
     allies = 0
@@ -272,7 +272,7 @@ def legal_mask(t, s, i, out, cost):
     standard_available = s.turn_standard_available[i]
     withdrawing = s.turn_withdrawing[i]
     speed = s.speed[i, c]
-    # engine._check_run
+    # legality._check_run
     fresh = move_available and standard_available and not attacks_made
     if fresh and not (moved or five_taken or running) and speed >= FEET:
         out[RUN_INDEX] = 1
@@ -357,7 +357,7 @@ def legal_mask(t, s, i, out, cost):
                 out[ATTACK_BASE + CHARGE_BLOCK * n_slots + slot] = 1
             if may_withdraw_from(s, i, c, e):
                 out[ATTACK_BASE + WITHDRAW_BLOCK * n_slots + slot] = 1
-        # engine._check_attack
+        # legality._check_attack
         if attacks and usable_slot(t, s, i, e)[0] >= 0:
             out[ATTACK_BASE + ATTACK_BLOCK * n_slots + slot] = 1
 

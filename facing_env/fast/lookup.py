@@ -25,7 +25,7 @@ import numpy as np
 
 from facing_env.fast import cache as _jit_cache
 from facing_env.fast.state import AREA_CODES, SHAPES, State
-from facing_env.rules import engine, geometry
+from facing_env.rules import geometry, turns
 from facing_env.rules.geometry import Shape
 from facing_env.rules.movement import _step_area, step_geometry
 from facing_env.tables import FEET_PER_SQUARE
@@ -87,7 +87,7 @@ def _fill_facing_to(
             bx, by = b.centre_at((dx, dy))
             angle = geometry.vector_angle(bx - ax, by - ay)
             for f in range(n_facings):
-                out[ia, f, ib, dy + radius, dx + radius] = engine._closest_facing_cached(
+                out[ia, f, ib, dy + radius, dx + radius] = turns.closest_facing(
                     kind, ruleset, a, f, angle
                 )
 
@@ -199,7 +199,7 @@ def tables_for(
         for f in range(n_facings):
             for d in range(n_dirs):
                 angle = geometry.direction_angle(kind, d)
-                toward[index[s], f, d] = engine._closest_facing_cached(kind, ruleset, s, f, angle)
+                toward[index[s], f, d] = turns.closest_facing(kind, ruleset, s, f, angle)
     step_front = np.array(
         [
             [_step_area(kind, ruleset, f, d) == Area.FRONT.value for d in range(n_dirs)]

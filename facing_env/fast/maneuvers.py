@@ -282,7 +282,7 @@ def charge_destinations(t, s, i, m, e, out):
 
 @kernel
 def first_destination(t, s, i, m, e):
-    """``rules.charge_destinations(battle, m, e)[0]``: where ``engine._apply_charge``
+    """``rules.charge_destinations(battle, m, e)[0]``: where ``resolve._apply_charge``
     takes the charger, as an absolute ``(x, y)``; raises when there is none."""
     distance = closest(s, i, m, e)
     if distance < 0:

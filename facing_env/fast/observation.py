@@ -256,7 +256,7 @@ def facing_modifier(t, s, i, a, d):
 def attackable(t, s, i, c, e):
     """Whether the actor ``c`` has ``ATTACK e`` among its legal actions: under the action
     limit, ``e`` a living enemy that an attack left this turn reaches
-    (``engine._check_attack``)."""
+    (``legality._check_attack``)."""
     if s.turn_actions_taken[i] >= MAX_ACTIONS:
         return False
     if not geo.alive(s, i, e) or s.team[i, e] == s.team[i, c]:
@@ -303,7 +303,7 @@ def most_exposed(t, s, i, of, c):
 
 @inline
 def slot_at(s, i, k, row):
-    """``actions.creature_slots(battle, k)[row]``: ``k``, its allies, then its enemies,
+    """``codec.creature_slots(battle, k)[row]``: ``k``, its allies, then its enemies,
     each in spec order; -1 past the last creature."""
     if row == 0:
         return k

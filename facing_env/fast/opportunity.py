@@ -2,9 +2,9 @@
 a creature threatens.
 
 The single batched copy of the reference's reach logic: ``engine.slot_reaches`` (reach
-or range, and a monster attack's ``zones``, UA-MON-01, UA-MON-02), ``engine._melee_slot``
-(the attack of opportunity, a readied attack, a charge's attack), ``engine._attack_slots``
-and ``engine._usable_slot`` (the attacks left this turn), ``rules.opportunity``'s
+or range, and a monster attack's ``zones``, UA-MON-01, UA-MON-02), ``legality._melee_slot``
+(the attack of opportunity, a readied attack, a charge's attack), ``legality._attack_slots``
+and ``legality._usable_slot`` (the attacks left this turn), ``rules.opportunity``'s
 ``melee_reach``, ``can_make_attacks_of_opportunity``, ``cells_within``,
 ``threatened_cells`` and ``threatens`` (EP-THR-01, EP-REACH-01, SRD-FF-01, UA-FEAT-CR).
 
@@ -206,7 +206,7 @@ def slot_reaches(t, s, i, attacker, target, attack):
 
 @kernel
 def melee_slot(t, s, i, attacker, target):
-    """``engine._melee_slot``: the first melee attack of ``attacker`` that reaches
+    """``legality._melee_slot``: the first melee attack of ``attacker`` that reaches
     ``target`` (penalty 0), -1 if none."""
     for a in range(s.n_attacks[i, attacker]):
         if not s.attack_ranged[i, attacker, a] and slot_reaches(t, s, i, attacker, target, a):
@@ -216,7 +216,7 @@ def melee_slot(t, s, i, attacker, target):
 
 @helper
 def attack_slots(s, i):
-    """``engine._attack_slots`` of the acting creature: :data:`CLEAVE_SLOT` (only the
+    """``legality._attack_slots`` of the acting creature: :data:`CLEAVE_SLOT` (only the
     Cleave attack), :data:`REMAINING_SLOTS` (the attacks left) or :data:`NO_SLOTS`."""
     if s.turn_cleave[i, 0] >= 0:
         return CLEAVE_SLOT
@@ -231,14 +231,14 @@ def attack_slots(s, i):
 
 @kernel
 def has_attack_slots(s, i):
-    """``engine._attack_slots(battle)[0]`` is not empty."""
+    """``legality._attack_slots(battle)[0]`` is not empty."""
     mode = attack_slots(s, i)
     return mode == CLEAVE_SLOT or (mode == REMAINING_SLOTS and s.n_remaining[i] > 0)
 
 
 @kernel
 def usable_slot(t, s, i, target):
-    """``engine._usable_slot`` of the acting creature against ``target``: the first of its
+    """``legality._usable_slot`` of the acting creature against ``target``: the first of its
     attack slots that reaches, as ``(attack, penalty, position in remaining)``; the
     position is -1 for the Cleave attack; ``(-1, 0, -1)`` when none reaches."""
     c = s.actor[i]
@@ -257,7 +257,7 @@ def usable_slot(t, s, i, target):
 
 @kernel
 def can_attack(t, s, i, target):
-    """The acting creature may attack ``target`` (``engine._check_attack`` finds nothing
+    """The acting creature may attack ``target`` (``legality._check_attack`` finds nothing
     wrong): a living enemy that one of its attack slots reaches."""
     c = s.actor[i]
     if not alive(s, i, target) or s.team[i, target] == s.team[i, c]:

@@ -3,7 +3,7 @@
 :func:`apply` takes one decoded action of battle ``i``'s acting creature (a kind code
 and its argument: a direction, a facing or a creature slot), changes the state row as
 the object engine changes its ``Battle``, appends the events to the :class:`Events`
-row, and ends turns that have nothing left but END_TURN (``engine._auto_end``), which
+row, and ends turns that have nothing left but END_TURN (``resolve._auto_end``), which
 needs the legal scan (:mod:`facing_env.fast.legality`). Each function mirrors the engine
 function of the same name (``_apply_step``, ``_readied_attacks``, ``resolve_attack``,
 ``_kill``, ``_end_turn``, ``_begin_turn``...); ``tests/test_fast_apply.py`` steps both
@@ -89,7 +89,7 @@ FEET = FEET_PER_SQUARE
 
 @helper
 def turnable(s, i, k):
-    """``engine._turnable``: the rule set and the creature have facing."""
+    """``turns._turnable``: the rule set and the creature have facing."""
     return geo.has_facing(s, i, k)
 
 
@@ -138,7 +138,7 @@ def _remove_remaining(s, i, k, attack, penalty):
 
 @helper
 def begin_turn(s, i, ev):
-    """``engine._begin_turn`` without its automatic end of turn (the caller's
+    """``resolve.begin_turn`` without its automatic end of turn (the caller's
     :func:`auto_end` follows): the next creature in the order starts its turn."""
     k = s.order[i, s.index[i]]
     s.flat_footed[i, k] = False
@@ -173,7 +173,7 @@ def begin_turn(s, i, ev):
 
 @helper
 def end_turn(s, i, ev):
-    """``engine._end_turn`` (the next turn begins; the caller's :func:`auto_end`
+    """``resolve._end_turn`` (the next turn begins; the caller's :func:`auto_end`
     follows)."""
     c = s.actor[i]
     alive = s.hp[i, c] > 0
@@ -208,7 +208,7 @@ def _remove_from_order(s, i, k):
 
 @kernel
 def auto_end(t, s, i, ev, mask, cost):
-    """``engine._auto_end``: end turns with nothing but END_TURN left (a loop where the
+    """``resolve._auto_end``: end turns with nothing but END_TURN left (a loop where the
     engine recurses through ``_begin_turn``; the same events in the same order). The
     scan writes the acting creature's mask and costs into row ``i`` of ``mask`` and
     ``cost``, so they describe the state left."""
@@ -313,7 +313,7 @@ def resolve_attack(t, s, i, ev, a, d, attack, penalty, kind, mode):
 
 @helper
 def kill(s, i, ev, d):
-    """``engine._kill``: out of the initiative order (an actor dying on its own turn
+    """``resolve._kill``: out of the initiative order (an actor dying on its own turn
     leaves it when its turn ends)."""
     if d != s.actor[i]:
         for p in range(s.n_order[i]):
@@ -358,7 +358,7 @@ def _left_threatened(t, s, i, e, m, fx, fy, tx, ty):
 
 @helper
 def opportunity_attacks(t, s, i, ev, m, tx, ty, excluded, mode):
-    """``rules.opportunity.step_provokers`` then ``engine._opportunity_attacks``: the
+    """``rules.opportunity.step_provokers`` then ``resolve._opportunity_attacks``: the
     enemies threatening a square ``m`` leaves stepping to ``(tx, ty)``, in spec order,
     but ``excluded``, each once per move and within its allowance."""
     fx, fy = s.x[i, m], s.y[i, m]
@@ -384,7 +384,7 @@ def opportunity_attacks(t, s, i, ev, m, tx, ty, excluded, mode):
 
 @helper
 def readied_attacks(t, s, i, ev, m, mode):
-    """``engine._readied_attacks``: enemies holding a readied attack that now reaches the
+    """``resolve._readied_attacks``: enemies holding a readied attack that now reaches the
     mover, unless it stands in their rear (UA-PER-02)."""
     for e in range(s.n_creatures[i]):
         if not s.readied[i, e] or not geo.alive(s, i, e) or s.team[i, e] == s.team[i, m]:
@@ -406,7 +406,7 @@ def readied_attacks(t, s, i, ev, m, mode):
 
 @helper
 def offer_cleave(t, s, i, c, target, attack, penalty):
-    """``engine._offer_cleave``: after a melee attack drops its target, one more attack
+    """``resolve._offer_cleave``: after a melee attack drops its target, one more attack
     (UA-FEAT-CLV) while some enemy is in reach of it."""
     may = (s.feats[i, c] & GREAT_CLEAVE_FEAT) or (
         (s.feats[i, c] & CLEAVE_FEAT) and not s.turn_cleaved[i]
@@ -427,7 +427,7 @@ def offer_cleave(t, s, i, c, target, attack, penalty):
 
 @helper
 def _open_movement(s, i, c, cost):
-    """``engine._open_movement``: spend move (then standard) actions for the step."""
+    """``resolve._open_movement``: spend move (then standard) actions for the step."""
     if not s.turn_moving[i]:
         s.turn_moving[i] = True
         s.turn_movement_left[i] = 0
@@ -441,7 +441,7 @@ def _open_movement(s, i, c, cost):
 
 @helper
 def apply_step(t, s, i, ev, c, d, turn_first, step_cost, mode):
-    """``engine._apply_step``: one step of a move."""
+    """``resolve._apply_step``: one step of a move."""
     if step_cost == scan.FULL_ROUND:
         s.turn_move_available[i] = False
         s.turn_standard_available[i] = False
@@ -476,7 +476,7 @@ def apply_step(t, s, i, ev, c, d, turn_first, step_cost, mode):
 
 @helper
 def apply_five_foot_step(t, s, i, ev, c, d, mode):
-    """``engine._apply_five_foot_step`` (EP-5FT-01, EP-5FT-02)."""
+    """``resolve._apply_five_foot_step`` (EP-5FT-01, EP-5FT-02)."""
     traded = not scan.free_five_foot_step(s, i)
     if traded:  # EP-5FT-02: the worst attack left pays for it, and the full attack is on
         r = scan.tradeable_slot(s, i)
@@ -505,7 +505,7 @@ def apply_five_foot_step(t, s, i, ev, c, d, mode):
 
 @helper
 def apply_turn(s, i, ev, c, facing):
-    """``engine._apply_turn`` (how the facing change is paid: ``engine._turn_cost``)."""
+    """``resolve._apply_turn`` (how the facing change is paid: ``legality._turn_cost``)."""
     if (s.turn_moving[i] or s.turn_declaring[i]) and not s.turn_turned_after_step[i]:
         s.turn_turned_after_step[i] = True  # free
     elif s.ruleset[i] == SIDE_REAR or (not s.turn_moved[i] and not s.turn_free_turn_used[i]):
@@ -520,7 +520,7 @@ def apply_turn(s, i, ev, c, facing):
 
 @helper
 def apply_run(s, i, ev, c):
-    """``engine._apply_run``: x4 speed (x3 in heavy armour), a full-round action."""
+    """``resolve._apply_run``: x4 speed (x3 in heavy armour), a full-round action."""
     s.turn_move_available[i] = False
     s.turn_standard_available[i] = False
     s.turn_running[i] = True
@@ -534,7 +534,7 @@ def apply_run(s, i, ev, c):
 
 @helper
 def apply_ready(s, i, ev, c):
-    """``engine._apply_ready`` (UA-PER-02)."""
+    """``resolve._apply_ready`` (UA-PER-02)."""
     s.turn_standard_available[i] = False
     s.turn_moving[i] = False
     s.turn_movement_left[i] = 0
@@ -546,7 +546,7 @@ def apply_ready(s, i, ev, c):
 
 @helper
 def apply_charge(t, s, i, ev, c, target, mode):
-    """``engine._apply_charge`` (EP-CHG-01, EP-CHG-02)."""
+    """``resolve._apply_charge`` (EP-CHG-01, EP-CHG-02)."""
     dx, dy = fcharge.first_destination(t, s, i, c, target)
     s.turn_move_available[i] = False
     s.turn_standard_available[i] = False
@@ -589,7 +589,7 @@ def apply_charge(t, s, i, ev, c, target, mode):
 
 @helper
 def apply_withdraw(s, i, ev, c, target):
-    """``engine._apply_withdraw`` (EP-WDR-01): a movement away from the primary target."""
+    """``resolve._apply_withdraw`` (EP-WDR-01): a movement away from the primary target."""
     s.turn_move_available[i] = False
     s.turn_standard_available[i] = False
     s.turn_withdrawing[i] = target
@@ -603,7 +603,7 @@ def apply_withdraw(s, i, ev, c, target):
 
 @helper
 def apply_attack(t, s, i, ev, c, target, mode):
-    """``engine._apply_attack``."""
+    """``resolve._apply_attack``."""
     attack, penalty, _ = reach.usable_slot(t, s, i, target)
     kind = K_ATTACK
     if s.turn_cleave[i, 0] >= 0:

@@ -24,6 +24,7 @@ import numpy as np
 from facing_env.actions import ATTACK_BASE, RUN_INDEX, SLOT_KINDS, TURN_BASE, action_names
 from facing_env.env import raw_env
 from facing_env.events import Event
+from facing_env.render import frames as pictures
 from facing_env.render.canvas import (
     AREA_CODES,
     AREA_COLOURS,
@@ -36,9 +37,8 @@ from facing_env.render.canvas import (
     team_colours,
     wedge,
 )
-from facing_env.render.replay import ReplayStep
+from facing_env.render.record import ReplayStep
 from facing_env.render.text import creature_letters
-from facing_env.render.text import frames as pictures
 from facing_env.rules import geometry
 from facing_env.rules.battle import Battle
 from facing_env.types import GridKind
