@@ -20,8 +20,6 @@ from typing import Annotated, Any, Literal, Mapping, Optional
 import numpy as np
 import yaml
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     Strict,
     ValidationError,
@@ -46,7 +44,7 @@ from facing_env.limits import (
 )
 from facing_env.rules import geometry
 from facing_env.rules.battle import Battle
-from facing_env.spec import Name
+from facing_env.spec import Name, StrictModel
 from facing_env.types import GridKind, Size
 
 CONFIG_DIR = Path(__file__).with_name("configs")
@@ -61,11 +59,7 @@ Weight = Annotated[float, Strict(), Field(allow_inf_nan=False, ge=-MAX_REWARD, l
 Range = tuple[Annotated[int, Strict()], Annotated[int, Strict()]]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class RewardWeights(_Strict):
+class RewardWeights(StrictModel):
     """Reward weights (``rewards.py``): per hit point, per kill, per outcome, and per
     attack chosen from the defender's flank (or side) or rear, paid to the attacker
     (``flank_attack``, ``rear_attack``) and to the defender (``*_taken``, usually
@@ -102,14 +96,14 @@ def reward_weights(base: RewardWeights, overrides: Mapping[str, float]) -> Rewar
         raise ValueError(f"rewards.{field}: {err['msg']}, got {got}") from None
 
 
-class ObservationSpec(_Strict):
+class ObservationSpec(StrictModel):
     """Observation options: the side of the egocentric window (odd) and the table size."""
 
     window: Annotated[int, Strict(), Field(ge=3, le=63)] = 11
     max_creatures: Optional[Annotated[int, Strict(), Field(ge=2, le=MAX_CREATURES)]] = None
 
 
-class GeneratorSpec(_Strict):
+class GeneratorSpec(StrictModel):
     """Procedural battles: teams drawn from the bestiary on a random board. The ranges are
     ``[low, high]``, both included."""
 
@@ -159,7 +153,7 @@ class GeneratorSpec(_Strict):
         return self
 
 
-class ScenarioFile(_Strict):
+class ScenarioFile(StrictModel):
     """Top-level keys of a scenario file besides the battle spec."""
 
     name: Name

@@ -51,7 +51,12 @@ Reach = Annotated[int, Strict(), Field(ge=0, le=MAX_REACH)]
 Side = Annotated[int, Strict(), Field(ge=1, le=MAX_SIDE)]
 
 
-class _Strict(BaseModel):
+class StrictModel(BaseModel):
+    """The one base of every validated file model (scenarios, battle specs, replay records):
+    unknown fields are refused, models are frozen. Scalars are made strict per field
+    (``Strict()`` in the aliases above); a model whose every field is strict sets
+    ``model_config = ConfigDict(strict=True)`` on top."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -79,7 +84,7 @@ def check_dice(value: str) -> str:
     return value.replace(" ", "")
 
 
-class AttackSpec(_Strict):
+class AttackSpec(StrictModel):
     """One attack of a creature."""
 
     name: Name = "attack"
@@ -101,14 +106,14 @@ class AttackSpec(_Strict):
         return check_dice(v)
 
 
-class ShieldSpec(_Strict):
+class ShieldSpec(StrictModel):
     """A carried shield: the arm it is on and its AC bonus (UA-SHLD-01, UA-SHLD-02)."""
 
     side: Literal["left", "right"]
     bonus: Annotated[int, Strict(), Field(ge=0, le=MAX_BONUS)]
 
 
-class CreatureSpec(_Strict):
+class CreatureSpec(StrictModel):
     """One creature (docs/design.md, battle specs)."""
 
     id: Name
@@ -181,7 +186,7 @@ class CreatureSpec(_Strict):
         return self
 
 
-class GridSpec(_Strict):
+class GridSpec(StrictModel):
     """The board: kind and size in cells."""
 
     kind: Literal["square", "hex"] = "square"
@@ -189,14 +194,14 @@ class GridSpec(_Strict):
     height: Side = 12
 
 
-class TerrainSpec(_Strict):
+class TerrainSpec(StrictModel):
     """One terrain cell."""
 
     pos: Cell
     kind: Literal["open", "blocked", "pillar", "difficult", "impeded", "hazardous"]
 
 
-class BattleSpec(_Strict):
+class BattleSpec(StrictModel):
     """A whole battle: rules, board, terrain and creatures."""
 
     ruleset: Literal["ua35", "side_rear", "standard"] = "ua35"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Optional, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import ConfigDict, Field, ValidationError, create_model
 
 from facing_env.errors import FacingEnvError
 from facing_env.evaluation.match import REPLAY_FORMAT
@@ -32,6 +32,7 @@ from facing_env.limits import (
     read_bounded,
     short_repr,
 )
+from facing_env.spec import StrictModel
 from facing_env.types import Pos
 
 
@@ -43,8 +44,10 @@ class ReplayDivergence(ReplayError):
     """Re-running the recorded actions did not give the recorded game."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+class _Strict(StrictModel):
+    """A record's models: strict in every field (JSON types as written)."""
+
+    model_config = ConfigDict(strict=True)
 
 
 class EnvKwargs(_Strict):
