@@ -359,7 +359,7 @@ def scenario_from_dict(data: Any, source: str = "<dict>") -> Scenario:
     if parsed.generator is None:
         battle = Battle.from_spec(spec, file=source)
         teams = {c.team for c in battle.creatures.values()}
-        if len(teams) < 2:
+        if len(teams) <= 1:
             raise ScenarioError(
                 "a scenario needs creatures of at least two teams", file=source, field="creatures"
             )

@@ -36,6 +36,9 @@ from facing_env.limits import (
 from facing_env.tables import FEATS
 from facing_env.types import Size
 
+N_SQUARE_FACINGS = 8
+"""Facings given as numbers are 0..7 (square directions; hex uses 0..5)."""
+
 DICE_RE = re.compile(r"^\s*(\d+)d(\d+)\s*([+-]\s*\d+)?\s*$|^\s*(\d+)\s*$")
 AREA_NAMES = ("front", "flank", "side", "rear")
 
@@ -161,7 +164,7 @@ class CreatureSpec(StrictModel):
     @classmethod
     def _facing(cls, v: object) -> object:
         ok_text = isinstance(v, str) and len(v) <= MAX_NAME
-        ok_number = isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 8
+        ok_number = isinstance(v, int) and not isinstance(v, bool) and 0 <= v < N_SQUARE_FACINGS
         if v is not None and not ok_text and not ok_number:
             raise ValueError(f"unknown facing {short_repr(v)}; expected a direction name")
         return v

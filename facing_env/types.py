@@ -57,7 +57,7 @@ class Size(IntEnum):
         """Read a size from its name (any case) or its number; raise ValueError otherwise."""
         if isinstance(value, Size):
             return value
-        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 8:
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= max(cls):
             return cls(value)
         if isinstance(value, str) and value.upper() in cls.__members__:
             return cls[value.upper()]

@@ -184,6 +184,10 @@ def run(
     return results
 
 
+MAX_NUM_ENVS = 65536
+"""The largest ``--num-envs`` accepted."""
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(prog="python -m facing_env.bench", description=__doc__)
@@ -215,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error(f"--threads must be at least 1, got {args.threads}")
     if args.steps is not None and args.steps < 1:
         parser.error(f"--steps must be at least 1, got {args.steps}")
-    if args.num_envs is not None and not 0 <= args.num_envs <= 65536:
+    if args.num_envs is not None and not 0 <= args.num_envs <= MAX_NUM_ENVS:
         parser.error(f"--num-envs must be from 0 to 65536, got {args.num_envs}")
     num_envs = args.num_envs if args.num_envs is not None else (64 if args.quick else 1024)
     scenarios = args.scenario or (["duel"] if args.quick else list(scenario_names()))

@@ -42,6 +42,9 @@ from facing_env.rules.battle import Battle, Creature
 from facing_env.rules.dice import Dice, parse_dice, roll_hits
 from facing_env.tables import CHARGE_AC_PENALTY, CHARGE_ATTACK_BONUS
 
+DUEL_CREATURES = 2
+"""A race is between two creatures of two teams."""
+
 OPENINGS = ("attack", "charge")
 """How the first mover opens a :func:`race`: a plain attack, or a charge."""
 
@@ -409,7 +412,7 @@ def duel_fighters(scenario: str) -> tuple[Fighter, Fighter]:
 
     battle = load_scenario(scenario).build(np.random.default_rng(0))
     creatures = list(battle.creatures.values())
-    if len(creatures) != 2 or creatures[0].team == creatures[1].team:
+    if len(creatures) != DUEL_CREATURES or creatures[0].team == creatures[1].team:
         raise ValueError(
             f"scenario {scenario!r}: a race needs exactly two creatures on two teams, "
             f"it has {len(creatures)}"

@@ -51,6 +51,9 @@ from facing_env.evaluation.match import (
 from facing_env.evaluation.report import AgentResult, PairResult, Report
 from facing_env.rules.dice import DICE_MODES
 
+MIN_AGENTS = 2
+"""A round robin needs two different agents."""
+
 
 def _rate(
     model: Any, ratings: dict[str, Any], a: str, b: str, result: GameResult, teams: dict
@@ -89,7 +92,7 @@ def evaluate(
     ``workers`` > 1 plays a pair that has an agent choosing game by game (the ``expert``,
     ``random``, a sampled policy) in that many processes, each a share of the games; the
     results are the same games as with one (each game is seeded on its own)."""
-    if len(set(agents)) < 2:
+    if len(set(agents)) < MIN_AGENTS:
         raise ValueError("evaluation needs at least two different agents")
     if games < 1:
         raise ValueError("games must be at least 1")
@@ -319,7 +322,7 @@ def _check_args(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> dict[st
     cli.count(args.workers, "--workers")
     cli.count(args.seed, "--seed", low=0)
     load_scenario(args.scenario)
-    if len(set(args.agents)) < 2:
+    if len(set(args.agents)) < MIN_AGENTS:
         raise ValueError("--agents: evaluation needs at least two different agents")
     cli.output_file(args.json, "--json", (".json",))
     cli.output_file(args.markdown, "--markdown", (".md", ".markdown"))

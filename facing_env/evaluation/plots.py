@@ -33,6 +33,12 @@ STEP_TICKS = 5
 """At most this many intervals between step ticks on a learning curve's x axis."""
 
 
+MARKED_POINTS = 20
+"""Learning curves with fewer points mark each one."""
+SMALL_COUNT = 1000
+"""Counts below this are written in the larger font."""
+
+
 def plots(
     report: Report, out_dir: str | Path, *, tensorboard: str | Path | None = None
 ) -> list[Path]:
@@ -123,7 +129,7 @@ def curves_figure(scalars: dict[str, list[tuple[int, float]]]) -> Figure:
     axes = fig.subplots(rows, cols, squeeze=False)
     for ax, tag in zip(axes.flat, tags, strict=False):
         steps, values = np.array(scalars[tag]).T
-        ax.plot(steps, values, marker="o" if len(steps) < 20 else None, ms=3)
+        ax.plot(steps, values, marker="o" if len(steps) < MARKED_POINTS else None, ms=3)
         ax.set_title(tag, fontsize=9)
         if ("rate" in tag or "share" in tag) and 0 <= min(values) <= max(values) <= 1:
             ax.set_ylim(-0.03, 1.03)
@@ -168,7 +174,7 @@ def attack_origins(report: Report, path: Path) -> Path:
             alpha = 0.25 + 0.75 * (n / max(counts.values())) if n else 0.12
             ax.add_patch(Polygon(_corners(kind, cell), fc=(*colour, alpha), ec="#666", lw=0.6))
             x, y = _xy(kind, cell)
-            ax.text(x, y, str(n), ha="center", va="center", fontsize=8 if n < 1000 else 6)
+            ax.text(x, y, str(n), ha="center", va="center", fontsize=8 if n < SMALL_COUNT else 6)
         ax.add_patch(Polygon(_corners(kind, (0, 0)), fc="#555", ec="#222"))
         ax.annotate("", xy=(0, 0.42), xytext=(0, -0.3), arrowprops={"color": "w", "width": 2})
         ax.set_title(f"{agent.name}\n{total} chosen attacks", fontsize=9)

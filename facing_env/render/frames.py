@@ -41,6 +41,11 @@ from facing_env.render.text import creature_letters
 from facing_env.rules.battle import Battle, Creature
 from facing_env.types import Terrain
 
+HEALTHY = 0.5
+"""Hit-point fractions above this draw a green bar."""
+WOUNDED = 0.25
+"""Above this (and not healthy) a yellow bar; below, a red one."""
+
 BACKGROUND = (250, 248, 240)
 GRID = (200, 196, 184)
 TERRAIN_COLOURS = {
@@ -144,7 +149,7 @@ def _draw_creature(
     frac = max(0.0, min(1.0, c.hp / max(1, c.max_hp)))
     x0, x1, y0 = fp.left + 3, fp.right - 3, fp.top + 1
     draw.rectangle([x0, y0, x1, y0 + 2], fill=(60, 20, 20))
-    bar = (60, 190, 70) if frac > 0.5 else (230, 180, 30) if frac > 0.25 else (220, 50, 40)
+    bar = (60, 190, 70) if frac > HEALTHY else (230, 180, 30) if frac > WOUNDED else (220, 50, 40)
     draw.rectangle([x0, y0, x0 + (x1 - x0) * frac, y0 + 2], fill=bar)
 
 

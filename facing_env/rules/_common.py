@@ -10,6 +10,9 @@ from facing_env.rules.geometry import AreaCell
 from facing_env.tables import IUD_ROGUE_LEVEL_MARGIN
 from facing_env.types import Area, Pos
 
+CELL_LEN = 2
+"""An ``(x, y)`` cell has two coordinates."""
+
 EXPOSURE: dict[Area, int] = {Area.NONE: 0, Area.FRONT: 1, Area.FLANK: 2, Area.SIDE: 2, Area.REAR: 3}
 """How exposed an area leaves its owner: rear most, front least."""
 
@@ -22,7 +25,7 @@ def target_cells(battle: Battle, target: Target) -> tuple[Pos, ...]:
         return battle.cells_of(target)
     if (
         isinstance(target, (tuple, list))
-        and len(target) == 2
+        and len(target) == CELL_LEN
         and all(isinstance(v, int) and not isinstance(v, bool) for v in target)
     ):
         return ((int(target[0]), int(target[1])),)

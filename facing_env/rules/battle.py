@@ -15,7 +15,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from facing_env.errors import RulesQueryError, ScenarioError
-from facing_env.limits import MAX_SIDE, short_repr
+from facing_env.limits import MAX_NAME, MAX_SIDE, short_repr
 from facing_env.rules import geometry
 from facing_env.rules.geometry import AreaTable, Shape
 from facing_env.spec import AttackSpec, BattleSpec, CreatureSpec
@@ -28,6 +28,9 @@ from facing_env.tables import (
     RulesetRow,
 )
 from facing_env.types import Area, GridKind, Pos, Ruleset, Size, Terrain
+
+MAX_FRONT_SIDE_HEXES = 2
+"""A multi-hex creature's front side is one or two of its hexes (side_rear on hex)."""
 
 _TERRAIN_BY_VALUE: dict[int, Terrain] = {t.value: t for t in Terrain}
 """Each terrain by its value in ``Battle.terrain``."""
@@ -385,11 +388,11 @@ def _scenario_error(
     err = exc.errors()[0]
     loc = list(err["loc"])
     creature = None
-    if len(loc) >= 2 and loc[0] == "creatures" and isinstance(loc[1], int):
+    if loc[:1] == ["creatures"] and len(loc) > 1 and isinstance(loc[1], int):
         raw_creatures = raw.get("creatures") or []
         entry = raw_creatures[loc[1]] if loc[1] < len(raw_creatures) else None
         name = entry.get("id") if isinstance(entry, Mapping) else None
-        creature = name if isinstance(name, str) and len(name) <= 64 else f"#{loc[1]}"
+        creature = name if isinstance(name, str) and len(name) <= MAX_NAME else f"#{loc[1]}"
         loc = loc[2:]
     field_name = ".".join(str(p) for p in loc) or None
     msg = err["msg"].removeprefix("Value error, ")
@@ -561,7 +564,7 @@ def _facing(battle: Battle, cs: CreatureSpec, shape: Shape) -> int:
     if cs.front_side_hexes is not None:
         anchor = _shape_and_pos(battle, cs, Size.parse(cs.size))[1]
         offsets = {(h[0] - anchor[0], h[1] - anchor[1]) for h in cs.front_side_hexes}
-        if not offsets <= set(shape.offsets) or not 1 <= len(offsets) <= 2:
+        if not offsets <= set(shape.offsets) or not 1 <= len(offsets) <= MAX_FRONT_SIDE_HEXES:
             raise ScenarioError(
                 "front_side_hexes must be one or two of the creature's hexes",
                 creature=cs.id,

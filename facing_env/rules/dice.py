@@ -36,6 +36,9 @@ import numpy as np
 from facing_env.limits import short_repr
 from facing_env.spec import DICE_RE
 
+NATURAL_20 = 20
+"""A natural 20 always hits (SRD-ATK-01); a natural 1 always misses."""
+
 
 @cache
 def parse_dice(expr: str) -> tuple[int, int, int]:
@@ -83,7 +86,7 @@ def check_mode(mode: object, what: str = "dice mode") -> str:
 def roll_hits(roll: float, bonus: float, ac: float) -> bool:
     """Whether a d20 ``roll`` with ``bonus`` hits ``ac``: a natural 20 always hits, a
     natural 1 always misses (the attack roll and the critical confirmation alike)."""
-    return roll == 20 or (roll != 1 and roll + bonus >= ac)
+    return roll == NATURAL_20 or (roll != 1 and roll + bonus >= ac)
 
 
 def _hits(bonus: float, ac: float, low: int = 1) -> int:

@@ -30,6 +30,9 @@ from facing_env.rules.space import is_inside
 from facing_env.tables import FEET_PER_SQUARE
 from facing_env.types import GridKind, Pos
 
+_CORNER_SIDES = 2
+"""A corner square touches two sides of the footprint."""
+
 _EPS = 1e-9
 Point = tuple[float, float]
 
@@ -80,7 +83,7 @@ def line_flanks(p: Point, q: Point, box: tuple[float, float, float, float]) -> b
     if len(a) == 1 and len(b) == 1:
         (sa,), (sb,) = a, b
         return _OPPOSITE[sa] == sb  # along a border both ends share a side: not a flank
-    if len(a) == 2 and len(b) == 2:
+    if len(a) == len(b) == _CORNER_SIDES:
         return {_OPPOSITE[s] for s in a} == b
     return False  # corner squares only flank with opposite corners (EP-FLANK-03)
 
@@ -147,7 +150,7 @@ def _shared_square(
 ) -> bool:
     """EP-FLANK-08: a legal flank to one of ``d``'s squares that holds several creatures."""
     for cell in battle.cells_of(d):
-        if len(battle.occupants(cell)) < 2 or not all(cell in z for z in zones):
+        if len(battle.occupants(cell)) <= 1 or not all(cell in z for z in zones):
             continue
         if _opposite(battle, a, ally, (cell,), cell_centre(battle.kind, cell)):
             return True

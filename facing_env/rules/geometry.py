@@ -51,6 +51,9 @@ HEX_FACINGS: tuple[str, ...] = (
     "SE",
     "ESE",
 )
+
+HALF_TURN = 180.0
+"""Degrees in half a turn: angles are normalised to (-180, 180]."""
 _EPS = 1e-6
 _SQRT3 = math.sqrt(3.0)
 
@@ -58,9 +61,9 @@ _SQRT3 = math.sqrt(3.0)
 def _norm180(angle: float) -> float:
     """Normalise an angle in degrees to (-180, 180]."""
     a = math.fmod(angle, 360.0)
-    if a <= -180.0:
+    if a <= -HALF_TURN:
         a += 360.0
-    elif a > 180.0:
+    elif a > HALF_TURN:
         a -= 360.0
     return a
 

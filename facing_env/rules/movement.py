@@ -27,6 +27,9 @@ from facing_env.tables import (
 )
 from facing_env.types import Area, GridKind, MoveMode, Pos, Ruleset, Terrain
 
+BARRED = 2
+"""What :func:`blocked_or_occupied` returns when an enemy bars the cells."""
+
 FULL_ROUND: Final = "full_round"
 """What :func:`step_cost` returns for a step into impeded terrain: the mover must spend a
 full-round action to move those 5 feet (EP-TER-02)."""
@@ -158,7 +161,7 @@ def step_entry(battle: Battle, m: Creature, d: int) -> StepEntry:
     if not row.open:
         return StepEntry(False, False, False, False, row.diagonal)
     occupied = blocked_or_occupied(battle, m, row.cells)
-    if occupied == 2:
+    if occupied == BARRED:
         return StepEntry(False, True, False, False, row.diagonal)
     return StepEntry(True, bool(occupied), row.difficult, row.impeded, row.diagonal)
 
@@ -211,7 +214,8 @@ def facing_rows(
 
 def blocked_or_occupied(battle: Battle, m: Creature, cells: tuple[Pos, ...]) -> int:
     """:func:`step_entry`'s creature reads: 2 when an enemy bars the cells (EP-WALK-01,
-    unless stepped over, EP-STEP-01), 1 when another creature is there, else 0."""
+    unless stepped over, EP-STEP-01; :data:`BARRED`), 1 when another creature is there,
+    else 0."""
     occupancy = battle._occupancy
     occupied = 0
     for cell in cells:
@@ -219,7 +223,7 @@ def blocked_or_occupied(battle: Battle, m: Creature, cells: tuple[Pos, ...]) -> 
             if other != m.id:
                 o = battle.creatures[other]
                 if o.team != m.team and not _steps_over(m, o):
-                    return 2
+                    return BARRED
                 occupied = 1
     return occupied
 

@@ -12,6 +12,7 @@ from functools import cache, lru_cache
 from typing import Iterable, Sequence
 
 from facing_env.errors import RulesQueryError
+from facing_env.rules._common import CELL_LEN
 from facing_env.rules.battle import Attack, Battle, Creature
 from facing_env.rules.geometry import Shape, cell_distance, footprint_distance
 from facing_env.tables import FEET_PER_SQUARE
@@ -129,7 +130,7 @@ def within_reach(battle: Battle, attacker: Creature, defender: Creature, attack:
 def _positions(mover: Creature, path: Iterable[Sequence[int]]) -> list[Pos]:
     steps: list[Pos] = []
     for p in path:
-        if not (isinstance(p, (tuple, list)) and len(p) == 2):
+        if not (isinstance(p, (tuple, list)) and len(p) == CELL_LEN):
             raise RulesQueryError(f"a path is a list of (x, y) positions, got {p!r}")
         steps.append((int(p[0]), int(p[1])))
     if steps and steps[0] == mover.pos:
