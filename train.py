@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -408,6 +408,8 @@ def final_report(args: Args, model_path: Path, run_dir: Path, env_kwargs: dict) 
 
 
 PROG = "train.py"
+MAX_SEED = 2**32 - 1
+"""numpy and torch take seeds below 2**32."""
 VEC_ENVS = ("dummy", "subproc", "vector")
 """The choices of --vec-env."""
 LOW_VARIANCE_DICE = ("expected", "deck", "mean")
@@ -424,43 +426,9 @@ def check_args(args: Args) -> dict:
 def _check(args: Args) -> dict:
     load_scenario(args.scenario)
     cli.run_name_part(args.exp_name, "--exp-name")
-    cli.count(args.seed, "--seed", low=0)
-    for option in ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs"):
-        cli.count(getattr(args, option), "--" + option.replace("_", "-"))
-    for option in ("eval_every", "final_eval_games", "checkpoint_every"):
-        cli.count(getattr(args, option), "--" + option.replace("_", "-"), low=0)
-    if args.policy not in ("entity", "mlp"):
-        raise ValueError(f"--policy must be 'entity' or 'mlp', got {args.policy!r}")
-    cli.number(args.league_power, "--league-power", 0.0, 16.0)
-    cli.number(args.league_floor, "--league-floor", 0.0, 1.0, open_low=True)
-    if args.league_weighting not in WEIGHTINGS:
-        names = ", ".join(repr(w) for w in WEIGHTINGS)
-        got = cli.short_repr(args.league_weighting)
-        raise ValueError(f"--league-weighting must be one of {names}, got {got}")
-    if args.vec_env not in VEC_ENVS:
-        names = ", ".join(repr(v) for v in VEC_ENVS)
-        raise ValueError(f"--vec-env must be one of {names}, got {cli.short_repr(args.vec_env)}")
-    if args.vec_env == "vector" and args.approach_shaping:
-        raise ValueError("--approach-shaping needs --vec-env dummy or subproc")
-    if args.self_play:
-        cli.count(args.snapshot_every, "--snapshot-every")
-        cli.count(args.max_snapshots, "--max-snapshots")
-    if args.eval_every:
-        cli.count(args.eval_games, "--eval-games")
-    cli.count(args.torch_threads, "--torch-threads")
-    cli.number(args.learning_rate, "--learning-rate", 0.0, 1.0, open_low=True)
-    cli.number(args.gamma, "--gamma", 0.0, 1.0)
-    cli.number(args.approach_shaping, "--approach-shaping", 0.0)
-    cli.number(args.gae_lambda, "--gae-lambda", 0.0, 1.0)
-    cli.number(args.ent_coef, "--ent-coef", 0.0, 1.0)
-    cli.number(args.eval_temperature, "--eval-temperature", 0.0)
-    cli.number(args.expected_dice_share, "--expected-dice-share", 0.0, 1.0)
-    if args.low_variance_dice not in LOW_VARIANCE_DICE:
-        got = cli.short_repr(args.low_variance_dice)
-        names = ", ".join(repr(m) for m in LOW_VARIANCE_DICE)
-        raise ValueError(f"--low-variance-dice must be one of {names}, got {got}")
-    if args.expected_dice_final is not None:
-        cli.number(args.expected_dice_final, "--expected-dice-final", 0.0, 1.0)
+    _check_counts(args)
+    _check_choices(args)
+    _check_numbers(args)
     if args.rewards:
         try:
             reward_weights(load_scenario(args.scenario).rewards, args.rewards)
@@ -469,6 +437,58 @@ def _check(args: Args) -> dict:
     cli.widths(args.net_arch, "--net-arch")
     cli.output_folder(args.runs_dir, "--runs-dir")
     env_kwargs = cli.env_options(args.scenario, args.dice, args.env_kwargs)
+    _check_agents(args, env_kwargs)
+    return env_kwargs
+
+
+def _check_counts(args: Args) -> None:
+    """The integer options (the seed seeds numpy, so it is below 2**32)."""
+    cli.count(args.seed, "--seed", low=0, high=MAX_SEED)
+    for option in ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs"):
+        cli.count(getattr(args, option), "--" + option.replace("_", "-"))
+    for option in ("eval_every", "final_eval_games", "checkpoint_every"):
+        cli.count(getattr(args, option), "--" + option.replace("_", "-"), low=0)
+    if args.self_play:
+        cli.count(args.snapshot_every, "--snapshot-every")
+        cli.count(args.max_snapshots, "--max-snapshots")
+    if args.eval_every:
+        cli.count(args.eval_games, "--eval-games")
+    cli.count(args.torch_threads, "--torch-threads")
+
+
+def _one_of(value: object, allowed: Sequence[str], option: str) -> None:
+    if value not in allowed:
+        names = ", ".join(repr(v) for v in allowed)
+        raise ValueError(f"{option} must be one of {names}, got {cli.short_repr(value)}")
+
+
+def _check_choices(args: Args) -> None:
+    """The options that name one of a few choices."""
+    _one_of(args.policy, ("entity", "mlp"), "--policy")
+    _one_of(args.league_weighting, WEIGHTINGS, "--league-weighting")
+    _one_of(args.vec_env, VEC_ENVS, "--vec-env")
+    _one_of(args.low_variance_dice, LOW_VARIANCE_DICE, "--low-variance-dice")
+    if args.vec_env == "vector" and args.approach_shaping:
+        raise ValueError("--approach-shaping needs --vec-env dummy or subproc")
+
+
+def _check_numbers(args: Args) -> None:
+    """The real-valued options: finite (no NaN) and in range."""
+    cli.number(args.league_power, "--league-power", 0.0, 16.0)
+    cli.number(args.league_floor, "--league-floor", 0.0, 1.0, open_low=True)
+    cli.number(args.learning_rate, "--learning-rate", 0.0, 1.0, open_low=True)
+    cli.number(args.gamma, "--gamma", 0.0, 1.0)
+    cli.number(args.approach_shaping, "--approach-shaping", 0.0)
+    cli.number(args.gae_lambda, "--gae-lambda", 0.0, 1.0)
+    cli.number(args.ent_coef, "--ent-coef", 0.0, 1.0)
+    cli.number(args.eval_temperature, "--eval-temperature", 0.0)
+    cli.number(args.expected_dice_share, "--expected-dice-share", 0.0, 1.0)
+    if args.expected_dice_final is not None:
+        cli.number(args.expected_dice_final, "--expected-dice-final", 0.0, 1.0)
+
+
+def _check_agents(args: Args, env_kwargs: dict) -> None:
+    """The opponents, the final evaluation's agents and the cloned agent."""
     if not args.opponents:
         raise ValueError("--opponents needs at least one agent")
     cli.agents(args.opponents, "--opponents", args.scenario, **env_kwargs)
@@ -485,7 +505,6 @@ def _check(args: Args) -> dict:
         cli.count(args.clone_rounds, "--clone-rounds")
         if args.clone_samples < args.clone_rounds:
             raise ValueError("--clone-samples must be at least --clone-rounds")
-    return env_kwargs
 
 
 def main(args: Args) -> Path:

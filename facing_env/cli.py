@@ -108,10 +108,13 @@ def input_folder(path: str | None, option: str) -> str | None:
     return path
 
 
-def count(value: Any, option: str, low: int = 1) -> int:
-    """Check an integer count of at least ``low``; raise ``ValueError``."""
+def count(value: Any, option: str, low: int = 1, high: int | None = None) -> int:
+    """Check an integer count of at least ``low`` (and at most ``high``); raise
+    ``ValueError``."""
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise ValueError(f"{option} must be an integer of at least {low}, got {short_repr(value)}")
+    if high is not None and value > high:
+        raise ValueError(f"{option} must be at most {high}, got {short_repr(value)}")
     return value
 
 

@@ -56,7 +56,7 @@ def _expected(m) -> tuple:
     )
 
 
-def _compare(
+def _compare(  # noqa: C901  (one assertion per term of the attack roll, side by side)
     battles: list[Battle],
     kinds: tuple[str, ...] = ENGINE_KINDS,
     *,

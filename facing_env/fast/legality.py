@@ -250,8 +250,10 @@ def creature_slot(s, i, c, k):
     return 1 + before if ally else 1 + allies + before
 
 
+# complexity above 15 on purpose: the step path's hottest loop: one pass over the candidates with
+# every block inline (a call passing the State costs 1-4 us, fast/jit.py)
 @kernel
-def legal_mask(t, s, i, out, cost):
+def legal_mask(t, s, i, out, cost):  # noqa: C901
     """The action mask of battle ``i``'s acting creature into ``out`` (int8, the codec's
     length) and the movement cost of every legal MOVE / STEP_KEEP_FACING into ``cost``
     (same length, 0 elsewhere; :data:`FULL_ROUND` for impeded terrain). All zero when

@@ -82,8 +82,10 @@ def _table_row(t, s, i, m):
     return cm
 
 
+# complexity above 15 on purpose: a charge lane's cell walk with its early exits inline, run per
+# candidate lane
 @inline
-def _route_clear(t, s, i, m, cm, px, py):
+def _route_clear(t, s, i, m, cm, px, py):  # noqa: C901
     """The checks of ``maneuvers._destinations`` on a candidate ``p`` at the closest
     distance: on the board, no blocked square on the path, only open or hazardous ground
     on the lane, nobody else on either."""

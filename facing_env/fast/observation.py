@@ -359,8 +359,10 @@ def _own_areas(own, out):
                 out[(r * size + c) * N_CHANNELS + CH_OWN_FRONT + AREA_CHANNEL[code]] = 1.0
 
 
+# complexity above 15 on purpose: one pass over the window's cells writing every channel; a call
+# per cell costs more than the work (fast/jit.py)
 @inline
-def _window(v, t, s, i, k, out):
+def _window(v, t, s, i, k, out):  # noqa: C901
     """The ``W x W x C`` window centred on ``k``'s anchor (the reference's
     ``_fill_window``): the terrain; per living creature in spec order its threatened
     cells, an enemy's ring areas and its occupant channels (a later creature wins a

@@ -44,8 +44,10 @@ def weight_array(weights: RewardWeights) -> np.ndarray:
     return np.array([getattr(weights, name) for name in WEIGHTS], dtype=np.float64)
 
 
+# complexity above 15 on purpose: raw_env._finish_step's arithmetic for one row in one kernel, read
+# side by side with it
 @kernel
-def step_rewards(s, i, ev, w, max_rounds, gone, agent_of, out, acc, killer):
+def step_rewards(s, i, ev, w, max_rounds, gone, agent_of, out, acc, killer):  # noqa: C901
     """Add battle ``i``'s step rewards to ``out[i]`` (float32 or float64, by agent column
     ``agent_of[i, k]``); returns ``(over, truncated)``. ``acc`` (float64) and ``killer``
     (int64), of at least the creature count, are scratch."""
