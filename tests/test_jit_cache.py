@@ -5,9 +5,13 @@ keeps them."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from numba.core import config
 
 from facing_env.fast import cache as _jit_cache
@@ -113,3 +117,105 @@ def test_lookup_tables_are_kept_beside_the_kernels_and_rebuilt_when_unreadable(
     monkeypatch.setattr(_jit_cache, "_active", None)  # no cache directory: nothing stored
     stored(GridKind.SQUARE, Ruleset.UA35, 7, (0,))
     assert len(calls) == 3 and len(list((tmp_path / "tables").glob("*.npz"))) == 1
+
+
+# -- a damaged, foreign or unwritable cache (issue 33) -------------------------------------
+
+
+def test_repair_removes_empty_and_cut_files_and_keeps_whole_ones(tmp_path):
+    """numba's index (``.nbi``: two pickles, its version then the index) and compiled
+    kernels (``.nbc``: one pickle) are checked with ``pickletools`` (nothing is run): an
+    empty file and one cut short are removed, whole ones stay."""
+    import pickle
+
+    index = pickle.dumps("0.61.0") + pickle.dumps((1.0, {"sig": "f-1.py311.1.nbc"}))
+    kernel = pickle.dumps(("machine code", b"\x00" * 100))
+    files = {
+        "whole.py311.nbi": index,
+        "whole.py311.1.nbc": kernel,
+        "empty.py311.nbi": b"",
+        "empty.py311.1.nbc": b"",
+        "cut.py311.nbi": index[:-7],
+        "cut.py311.1.nbc": kernel[:-3],
+        "one_pickle.py311.nbi": pickle.dumps("0.61.0"),
+    }
+    (tmp_path / "sub").mkdir()
+    for name, data in files.items():
+        (tmp_path / "sub" / name).write_bytes(data)
+    assert _jit_cache.repair(tmp_path) == 5
+    assert sorted(p.name for p in (tmp_path / "sub").iterdir()) == [
+        "whole.py311.1.nbc",
+        "whole.py311.nbi",
+    ]
+
+
+KERNEL_MODULE = """
+from numba import njit
+
+@njit(cache=True)
+def triple(x):
+    return 3 * x
+"""
+
+
+def _run_kernel(tmp_path: Path, cache: Path) -> subprocess.CompletedProcess:
+    code = "import facing_env, kernel_module; print(kernel_module.triple(14))"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": _pythonpath(tmp_path)}
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+    )
+
+
+def _pythonpath(tmp_path: Path) -> str:
+    return os.pathsep.join([str(tmp_path), *sys.path])
+
+
+def test_a_damaged_cache_is_rebuilt_with_one_line(tmp_path):
+    """A kernel compiled into the cache, its files then emptied and cut short: the next
+    run removes them with one line on stderr and compiles again (no pickle error)."""
+    (tmp_path / "kernel_module.py").write_text(KERNEL_MODULE)
+    cache = tmp_path / "cache"
+    first = _run_kernel(tmp_path, cache)
+    assert first.returncode == 0 and first.stdout.strip() == "42", first.stderr
+    damaged = sorted(cache.rglob("*kernel_module*.nb[ic]"))
+    assert {p.suffix for p in damaged} == {".nbi", ".nbc"}
+    for n, path in enumerate(damaged):
+        path.write_bytes(b"" if n % 2 else path.read_bytes()[:-5])
+    second = _run_kernel(tmp_path, cache)
+    assert second.returncode == 0 and second.stdout.strip() == "42", second.stderr
+    lines = [x for x in second.stderr.splitlines() if x.startswith("facing_env:")]
+    assert len(lines) == 1 and "damaged" in lines[0], second.stderr
+    third = _run_kernel(tmp_path, cache)  # rebuilt: silent again
+    assert third.returncode == 0 and "facing_env:" not in third.stderr, third.stderr
+
+
+@pytest.mark.parametrize("how", ["a file", "writable by others"])
+def test_an_unusable_cache_folder_is_bypassed_with_one_line(tmp_path, how):
+    """``NUMBA_CACHE_DIR`` naming a file, or a folder others may write into (numba's
+    cache files are pickles: loading them runs code): ``import facing_env`` and the
+    kernels still work, compiled into a private temporary folder, with one line."""
+    (tmp_path / "kernel_module.py").write_text(KERNEL_MODULE)
+    cache = tmp_path / "cache"
+    if how == "a file":
+        cache.write_text("not a folder")
+    else:
+        (cache / "facing_env").mkdir(parents=True)
+        (cache / "facing_env").chmod(0o777)
+    run = _run_kernel(tmp_path, cache)
+    assert run.returncode == 0 and run.stdout.strip() == "42", run.stderr
+    lines = [x for x in run.stderr.splitlines() if x.startswith("facing_env:")]
+    assert len(lines) == 1 and "cannot use the kernel cache" in lines[0], run.stderr
+    assert not list((cache / "facing_env").rglob("*.nbi")) if cache.is_dir() else True
+
+
+def test_an_empty_cache_announces_the_compile_once(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    old = config.CACHE_DIR
+    try:
+        _jit_cache.activate()
+        _jit_cache.announce_compile()
+        _jit_cache.announce_compile()
+    finally:
+        config.CACHE_DIR = old
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("facing_env: compiling the kernels once"), err

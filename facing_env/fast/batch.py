@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from facing_env.fast import cache
 from facing_env.fast import observation as fobserve
 from facing_env.fast.codec import decode
 from facing_env.fast.events import Events, allocate_events, append_events, to_events
@@ -109,6 +110,7 @@ class BatchEngine:
         reward_dtype: type = np.float32,
         threads: int = 1,
     ) -> None:
+        cache.announce_compile()
         self.scenario = scenario
         self.num_envs = num_envs
         self.threads = max(1, min(int(threads), num_envs))

@@ -23,9 +23,15 @@ from the package.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
+import io
 import os
+import pickletools
 import re
+import stat
+import sys
+import tempfile
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent.parent
@@ -125,21 +131,114 @@ def active_dir() -> Path | None:
 
 
 def activate() -> Path | None:
-    """Point numba's cache at this version's directory (None if it cannot be made), and
-    remove all but the :data:`KEEP` most recently used versions."""
+    """Point numba's cache at this version's directory and remove all but the :data:`KEEP`
+    most recently used versions.
+
+    The directory must be the user's own (created ``0700``; one owned by someone else, or
+    writable by others, is not used: numba's cache files are pickles, and loading them
+    runs code). Damaged files in it (empty or cut short) are removed, and the kernels they
+    held compile again (:func:`repair`). When no such directory can be had (a read-only
+    home, a foreign ``NUMBA_CACHE_DIR``), the kernels compile into a private temporary
+    directory for this process. Each of these says so in one line on stderr."""
     from numba.core import config
 
     where = cache_root() / source_digest()
     try:
-        where.mkdir(parents=True, exist_ok=True)
+        _private_dir(where)
         os.utime(where)
-    except OSError:
-        return None
+        _prune(where.parent)
+    except OSError as exc:
+        where = Path(tempfile.mkdtemp(prefix="facing_env-numba-"))
+        _say(f"cannot use the kernel cache ({exc}); compiling into {where} for this process")
+    removed = repair(where)
+    if removed:
+        _say(f"removed {removed} damaged file(s) from the kernel cache {where}; they compile again")
     config.CACHE_DIR = str(where)
-    global _active
+    global _active, _cold
     _active = where
-    _prune(where.parent)
+    _cold = not any(where.rglob("*.nbi"))
     return where
+
+
+def _say(message: str) -> None:
+    """One line on stderr (the package's only other output is what its commands print)."""
+    print(f"facing_env: {message}", file=sys.stderr)
+
+
+def _private_dir(path: Path) -> None:
+    """Create ``path`` (and its parents) for this user alone, or raise ``OSError`` when
+    it exists but is not private (another owner, or writable by group or others)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for d in (path, path.parent):
+        st = d.stat()
+        if hasattr(os, "getuid") and st.st_uid != os.getuid():
+            raise OSError(f"{d} belongs to another user")
+        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            raise OSError(f"{d} is writable by other users")
+    if not os.access(path, os.W_OK):
+        raise OSError(f"{path} is not writable")
+
+
+def repair(where: Path) -> int:
+    """Remove the damaged files of the cache directory ``where``: an index (``.nbi``) that
+    does not read whole, and a compiled kernel (``.nbc``) that is empty or does not end
+    where a pickle ends. numba compiles the kernels they held again. Returns how many were
+    removed."""
+    removed = 0
+    for path in sorted(where.rglob("*.nb[ic]")):
+        if not _whole(path):
+            with contextlib.suppress(OSError):
+                path.unlink()
+                removed += 1
+    return removed
+
+
+def _whole(path: Path) -> bool:
+    """Whether a cache file reads whole: a pickle stream ends with the STOP opcode, and an
+    index is two of them (numba's version, then the index itself)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    if not data.endswith(b"."):
+        return False
+    if path.suffix != ".nbi":
+        return True
+    try:
+        return _pickle_frames(io.BytesIO(data)) == _INDEX_FRAMES
+    except Exception:  # pickletools raises ValueError, EOFError, ... on damage
+        return False
+
+
+_INDEX_FRAMES = 2
+"""Pickle streams in numba's index file: its version string, then the index."""
+
+
+def _pickle_frames(stream: io.BytesIO) -> int:
+    """How many pickle streams ``stream`` holds end to end (read with :mod:`pickletools`,
+    which parses opcodes without running any of them); raises on a damaged stream."""
+    frames = 0
+    size = len(stream.getbuffer())
+    while stream.tell() < size:
+        for _ in pickletools.genops(stream):
+            pass
+        frames += 1
+    return frames
+
+
+_cold = False
+
+
+def announce_compile() -> None:
+    """Say once, before the first kernel compiles into an empty cache, that it takes a
+    while (the batched engine calls this when it is first built)."""
+    global _cold
+    if _cold:
+        _cold = False
+        _say(
+            "compiling the kernels once, about 5 minutes on 2 cores (later runs load them "
+            f"from {_active})"
+        )
 
 
 def _prune(root: Path) -> None:
