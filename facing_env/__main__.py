@@ -7,12 +7,11 @@ areas and the facing modifier of every attacker against every defender;
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import numpy as np
 
-from facing_env import rules
+from facing_env import cli, rules
 from facing_env.errors import FacingEnvError
 from facing_env.render.text import areas_text, board_text
 from facing_env.scenario import DEFAULT_SCENARIO, load_scenario, scenario_names
@@ -45,11 +44,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _show(argv: list[str]) -> int:
     """Show a scenario's board, its areas and the facing modifiers."""
-    parser = argparse.ArgumentParser(
-        prog="python -m facing_env",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = cli.parser("python -m facing_env", __doc__)
     parser.add_argument(
         "--scenario",
         default=DEFAULT_SCENARIO,
@@ -87,5 +82,10 @@ def _show(argv: list[str]) -> int:
     return 0
 
 
+def run() -> None:
+    """The ``facing-env`` console script: :func:`main` with its exit status."""
+    cli.run_main(main)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
+from facing_env.cli import run_main
 from facing_env.evaluation.bench import main
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

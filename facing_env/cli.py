@@ -9,8 +9,10 @@ traceback and before any training or game.
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
@@ -37,6 +39,47 @@ class UsageError(SystemExit):
 
     def __str__(self) -> str:
         return self.message
+
+
+_ROLE = re.compile(r":(?:func|mod|class|meth|data|attr|exc):`~?([^`]+)`")
+_LITERAL = re.compile(r"``([^`]+)``")
+_STRONG = re.compile(r"\*\*([^*]+)\*\*")
+
+
+def plain(text: str | None) -> str:
+    """A docstring as plain text for ``--help``: reST roles become their target's last
+    name (``:func:`~a.b.c``` -> ``c``; the full path without ``~``), double backquotes and
+    bold marks are dropped."""
+    if not text:
+        return ""
+
+    def role(m: re.Match[str]) -> str:
+        target = m.group(1)
+        return target.rsplit(".", 1)[-1] if m.group(0).count("~") else target
+
+    return _STRONG.sub(r"\1", _LITERAL.sub(r"\1", _ROLE.sub(role, text)))
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """``--help`` as written (paragraphs kept) with every option's default shown."""
+
+
+def parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
+    """An argument parser whose help is ``doc`` in plain text, defaults shown."""
+    return argparse.ArgumentParser(prog=prog, description=plain(doc), formatter_class=HelpFormatter)
+
+
+def run_main(main: Callable[[], Any]) -> NoReturn:
+    """Run a command's ``main()`` and exit with its status (0 when it returns no int);
+    output cut short by the reader (``... | head``) ends quietly, as Unix tools do."""
+    try:
+        status = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's own flush at exit must not fail
+        raise SystemExit(0) from None
+    raise SystemExit(status if isinstance(status, int) else 0)
 
 
 def fail(prog: str, message: str) -> NoReturn:

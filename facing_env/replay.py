@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-
+from facing_env.cli import run_main
 from facing_env.render.replay import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main)

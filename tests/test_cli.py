@@ -201,3 +201,80 @@ def test_counts_are_integers(value, ok):
     else:
         with pytest.raises(ValueError, match="--n must be an integer"):
             cli.count(value, "--n")
+
+
+# -- bench, ceiling, help texts, pipes (issue 33) -------------------------------------------
+
+
+def test_bench_refuses_an_unknown_scenario_in_one_line(capsys):
+    from facing_env.evaluation.bench import main as bench_main
+
+    refused(
+        capsys,
+        lambda: bench_main(["--scenario", "nosuch"]),
+        "python -m facing_env.bench",
+        "unknown scenario 'nosuch'",
+    )
+
+
+def test_ceiling_refuses_a_round_limit_it_could_not_finish(capsys):
+    from facing_env.evaluation.ceiling import main as ceiling_main
+
+    refused(
+        capsys,
+        lambda: ceiling_main(["--rounds", str(10**9)]),
+        "python -m facing_env ceiling",
+        "--rounds must be from 1 to 10000",
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["facing_env"],
+        ["facing_env.evaluate"],
+        ["facing_env.bench"],
+        ["facing_env.replay"],
+        ["facing_env", "ceiling"],
+    ],
+)
+def test_help_is_plain_text_with_defaults(command):
+    """``--help`` shows no reST markup (double backquotes, ``:func:`` roles, bold marks)."""
+    run = subprocess.run(
+        [sys.executable, "-m", *command, "--help"], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    assert "usage:" in run.stdout
+    for markup in ("``", ":func:", ":mod:", ":class:", "**"):
+        assert markup not in run.stdout, (command, markup)
+
+
+def test_plain_turns_roles_into_names():
+    from facing_env.cli import plain
+
+    text = "See :func:`~facing_env.evaluation.match.play_game` and :mod:`facing_env.cli`, ``x``."
+    assert plain(text) == "See play_game and facing_env.cli, x."
+
+
+LONG_OUTPUT = """
+from facing_env.cli import run_main
+
+def main():
+    for _ in range(100_000):
+        print("x" * 1000)  # 100 MB: far more than a pipe holds
+
+run_main(main)
+"""
+
+
+def test_output_cut_short_by_the_reader_ends_quietly():
+    """``python -m facing_env | head -1``: a command whose reader goes away ends with
+    status 0 and no BrokenPipeError traceback (:func:`facing_env.cli.run_main`)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", LONG_OUTPUT], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == b"x" * 1000 + b"\n"
+    proc.stdout.close()  # the reader goes away after one line
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and b"Traceback" not in err, err.decode()

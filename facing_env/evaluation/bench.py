@@ -18,7 +18,6 @@ yardstick, is measured the same way.
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,8 +26,10 @@ from functools import partial
 import numpy as np
 from pettingzoo import AECEnv
 
+from facing_env import cli
 from facing_env.env import env as make_env
-from facing_env.scenario import scenario_names
+from facing_env.errors import FacingEnvError
+from facing_env.scenario import load_scenario, scenario_names
 
 
 @dataclass(frozen=True)
@@ -188,9 +189,13 @@ MAX_NUM_ENVS = 65536
 """The largest ``--num-envs`` accepted."""
 
 
+PROG = "python -m facing_env.bench"
+"""The command's name in its messages."""
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Command-line entry point."""
-    parser = argparse.ArgumentParser(prog="python -m facing_env.bench", description=__doc__)
+    parser = cli.parser(PROG, __doc__)
     parser.add_argument("--quick", action="store_true", help="few steps, default scenario only")
     parser.add_argument("--steps", type=int, default=None, help="steps per scenario")
     parser.add_argument("--scenario", action="append", help="scenario name (repeatable)")
@@ -214,15 +219,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     if args.repeats is not None and args.repeats < 1:
-        parser.error(f"--repeats must be at least 1, got {args.repeats}")
+        cli.fail(PROG, f"--repeats must be at least 1, got {args.repeats}")
     if args.threads is not None and args.threads < 1:
-        parser.error(f"--threads must be at least 1, got {args.threads}")
+        cli.fail(PROG, f"--threads must be at least 1, got {args.threads}")
     if args.steps is not None and args.steps < 1:
-        parser.error(f"--steps must be at least 1, got {args.steps}")
+        cli.fail(PROG, f"--steps must be at least 1, got {args.steps}")
     if args.num_envs is not None and not 0 <= args.num_envs <= MAX_NUM_ENVS:
-        parser.error(f"--num-envs must be from 0 to 65536, got {args.num_envs}")
+        cli.fail(PROG, f"--num-envs must be from 0 to 65536, got {args.num_envs}")
     num_envs = args.num_envs if args.num_envs is not None else (64 if args.quick else 1024)
     scenarios = args.scenario or (["duel"] if args.quick else list(scenario_names()))
+    for name in scenarios:
+        try:
+            load_scenario(name)
+        except FacingEnvError as exc:
+            cli.fail(PROG, str(exc))
     steps = args.steps or (2_000 if args.quick else 20_000)
     repeats = args.repeats or (1 if args.quick else 5)
     results = run(
@@ -246,4 +256,4 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run_main(main)

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from facing_env import cli
+from facing_env.limits import MAX_ROUNDS
 from facing_env.rules import engine
 from facing_env.rules.attacks import facing_modifier
 from facing_env.rules.battle import Battle, Creature
@@ -499,10 +501,15 @@ _BEST: tuple[tuple[str, tuple[tuple[int, int], ...], dict[str, int | str]], ...]
 """The adaptive races of ``python -m facing_env ceiling`` (:func:`best_race`)."""
 
 
+PROG = "python -m facing_env ceiling"
+"""The command's name in its messages."""
+
+
 def main(argv: Sequence[str] | None = None) -> list[tuple[str, RaceResult | BestRace]]:
     """``python -m facing_env ceiling``: the race table of a one-on-one scenario."""
     parser = argparse.ArgumentParser(
-        prog="python -m facing_env ceiling",
+        prog=PROG,
+        formatter_class=cli.HelpFormatter,
         description=(
             "Exact win chances of a one-on-one scenario's damage race for fixed facing "
             "modifiers. A race fixes the modifiers; a policy can change them over the fight, "
@@ -520,10 +527,10 @@ def main(argv: Sequence[str] | None = None) -> list[tuple[str, RaceResult | Best
         loaded = load_scenario(args.scenario)
         first, second = duel_fighters(args.scenario)
     except (OSError, ValueError) as exc:
-        parser.error(str(exc))
+        cli.fail(PROG, str(exc))
     rounds = args.rounds if args.rounds is not None else loaded.max_rounds
-    if rounds < 1:
-        parser.error(f"--rounds must be at least 1, got {rounds}")
+    if not 1 <= rounds <= MAX_ROUNDS:
+        cli.fail(PROG, f"--rounds must be from 1 to {MAX_ROUNDS}, got {rounds}")
     print(f"{args.scenario}: {first}\n  against {second}; {rounds} rounds; draws count as not won")
     print(f"{'won':>6} {'first':>6} {'second':>6} {'drawn':>6}  race")
     rows: list[tuple[str, RaceResult | BestRace]] = []
@@ -546,4 +553,4 @@ def main(argv: Sequence[str] | None = None) -> list[tuple[str, RaceResult | Best
 
 
 if __name__ == "__main__":
-    main()
+    cli.run_main(main)

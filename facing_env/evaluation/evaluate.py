@@ -257,9 +257,7 @@ PROG = "python -m facing_env.evaluate"
 
 def main(argv: Sequence[str] | None = None) -> Report:
     """Command-line entry point: checks every argument, then plays."""
-    parser = argparse.ArgumentParser(
-        prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser(PROG, __doc__)
     parser.add_argument("--scenario", default="duel", help="scenario name or YAML path")
     parser.add_argument(
         "--agents",
@@ -340,4 +338,4 @@ def _check_args(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> dict[st
 
 
 if __name__ == "__main__":
-    main()
+    cli.run_main(main)

@@ -15,9 +15,7 @@ command checks its arguments first and reports a mistake in one line with exit s
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -133,7 +131,7 @@ PROG = "python -m facing_env.replay"
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point: checks every argument, then replays and exports; a
     mistake (or a file that does not replay) exits with status 2 and one line."""
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__)
+    parser = cli.parser(PROG, __doc__)
     parser.add_argument("file", help="a replay JSON file (evaluate --record)")
     parser.add_argument("--gif", help="write an animated GIF here (.gif)")
     parser.add_argument("--html", help="write a self-contained HTML viewer here (.html)")
@@ -189,4 +187,4 @@ __all__ = [
 ]
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)
