@@ -51,12 +51,17 @@ MAX_MODEL_PARAMETERS = 64_000_000
 
 # -- the board and its creatures -----------------------------------------------------------
 
-MAX_SIDE = 256
-"""Cells along each side of a board (``grid``, ``map`` and the generator's ranges)."""
+MAX_SIDE = 64
+"""Cells along each side of a board (``grid``, ``map`` and the generator's ranges), and
+the span of a hex board (its width plus half its height: axial columns shear). The batched
+engine's lookup tables cover every offset between two cells of the board, so the memory
+they take while built grows with the square of the span: a 64x64 square board peaked at
+0.73 GB (32x32: 0.31 GB), a 160x160 one needs about 6 GB. Larger boards are refused when
+the scenario loads, before anything is built."""
 MAX_COORD = 2 * MAX_SIDE
 """Largest absolute value of a cell coordinate (hex columns can be negative)."""
 MAX_MAP_CHARS = MAX_SIDE * (MAX_SIDE + 1) + 4096
-"""Characters of a ``map`` string: 256 rows of 256 cells with room for indentation."""
+"""Characters of a ``map`` string: the largest board's rows with room for indentation."""
 MAX_TERRAIN = MAX_SIDE * MAX_SIDE
 """Entries of a ``terrain`` list: one per cell of the largest board."""
 MAX_CREATURES = 64

@@ -196,6 +196,22 @@ class GridSpec(StrictModel):
     width: Side = 12
     height: Side = 12
 
+    @model_validator(mode="after")
+    def _span(self) -> GridSpec:
+        span = hex_span(self.width, self.height) if self.kind == "hex" else self.width
+        if span > MAX_SIDE:
+            raise ValueError(
+                f"a {self.width}x{self.height} hex board spans {span} columns (width + half the"
+                f" height); at most {MAX_SIDE}"
+            )
+        return self
+
+
+def hex_span(width: int, height: int) -> int:
+    """Axial columns a ``width x height`` hex board spans (odd-r rows shear by half a
+    column a row): what bounds its lookup tables (:data:`~facing_env.limits.MAX_SIDE`)."""
+    return width + (height + 1) // 2
+
 
 class TerrainSpec(StrictModel):
     """One terrain cell."""

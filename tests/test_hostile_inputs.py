@@ -262,7 +262,7 @@ def test_a_map_string_cannot_skip_the_board_limit(tmp_path):
     rows = "\n".join("    " + "." * 10 for _ in range(300))
     path = tmp_path / "map.yaml"
     path.write_text(HEAD + "map: |\n" + rows + "\ncreatures:\n" + RED + "}\n" + BLUE)
-    refused(lambda: load_scenario(path), "field 'map'", "10x300 cells", "at most 256 cells a side")
+    refused(lambda: load_scenario(path), "field 'map'", "10x300 cells", "at most 64 cells a side")
 
 
 @pytest.mark.parametrize(
@@ -348,3 +348,20 @@ def test_json_depth_counts_brackets_outside_strings():
     assert json_depth('{"a": [1, "[[[{", {"b": []}]}') == 4
     assert json_depth('"\\"[["') == 0
     assert json_depth("[" * 100_000 + "]" * 100_000) == 100_000
+
+
+@pytest.mark.parametrize(
+    ("grid", "needles"),
+    [
+        ("{width: 256, height: 256}", ("field 'grid.width'", "less than or equal to 64")),
+        ("{width: 160, height: 160}", ("field 'grid.width'", "less than or equal to 64")),
+        ("{kind: hex, width: 50, height: 40}", ("50x40 hex board spans 70 columns", "at most 64")),
+    ],
+)
+def test_a_board_too_large_for_memory_is_refused_at_load(tmp_path, grid, needles):
+    """Issue 33: a valid 5-line scenario on a 160x160 or 256x256 board exhausted memory
+    (6 GB, 23 GB) building the lookup tables; it is refused when it loads, within the
+    budgets of :func:`refused` (limits.MAX_SIDE: a 64x64 board peaks at 0.73 GB)."""
+    path = tmp_path / "big.yaml"
+    path.write_text(HEAD + f"grid: {grid}\ncreatures:\n" + RED + "}\n" + BLUE)
+    refused(lambda: load_scenario(path), *needles)
