@@ -16,6 +16,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 from facing_env.agents import make_agent
 from facing_env.env import raw_env
 from facing_env.errors import IllegalActionError
+from facing_env.train.team_env import TeamLearnerEnv
 from facing_env.train.team_vec_env import TeamVecEnv
 
 
@@ -200,3 +201,21 @@ def test_both_sides_are_learnt_and_bad_input_is_named():
         TeamVecEnv("duel", 2, dice_modes=["roll"])
     with pytest.raises(ValueError, match="illegal_action must be"):
         TeamVecEnv("duel", 2, illegal_action="ignore")
+
+
+@pytest.mark.parametrize("penalty", [float("nan"), float("inf"), "0.1", True])
+def test_a_penalty_that_is_not_a_finite_number_is_refused(penalty):
+    """Issue 33: a NaN penalty was accepted (and would poison every return)."""
+    with pytest.raises(ValueError, match="illegal_penalty must be a finite number"):
+        TeamVecEnv("duel", 2, illegal_penalty=penalty)
+    with pytest.raises(ValueError, match="illegal_penalty must be a finite number"):
+        TeamLearnerEnv("duel", illegal_penalty=penalty)
+
+
+@pytest.mark.parametrize("actions", [np.array([0.0, 0.0]), np.array([0]), np.array([[0, 0, 0]])])
+def test_actions_that_are_not_one_integer_per_battle_are_refused(actions):
+    """Issue 33: float actions were accepted (truncated silently)."""
+    venv = TeamVecEnv("duel", 2, opponents=["aggressive"], seed=0)
+    venv.reset()
+    with pytest.raises(ValueError, match="actions must be 2 integers"):
+        venv.step(actions)

@@ -53,6 +53,7 @@ from facing_env.agents.base import act_batch
 from facing_env.errors import IllegalActionError
 from facing_env.evaluation.match import Agent
 from facing_env.train import league
+from facing_env.train.team_env import finite_penalty
 from facing_env.vector import VectorEnv
 
 MAX_RESTARTS = 100
@@ -108,7 +109,7 @@ class TeamVecEnv(VecEnv):
         self.scenario = scenario
         self.learner_team = learner_team
         self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
+        self.illegal_penalty = finite_penalty(illegal_penalty)
         self._rng = np.random.default_rng(seed)
         self._pool: list[tuple[str, Agent]] = []  # removed ones stay while battles use them
         self._live: list[bool] = []  # which entries of the pool new battles may draw
@@ -190,7 +191,12 @@ class TeamVecEnv(VecEnv):
         return self._obs.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions[:] = np.asarray(actions).reshape(self.num_envs)
+        given = np.asarray(actions)
+        if given.dtype.kind not in "iu" or given.size != self.num_envs:
+            raise ValueError(
+                f"actions must be {self.num_envs} integers, got {given.size} of {given.dtype}"
+            )
+        self._actions[:] = given.reshape(self.num_envs)
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         n = self.num_envs
