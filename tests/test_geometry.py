@@ -782,7 +782,7 @@ def test_shapes_and_area_cells_hash_right_after_pickling_across_processes():
 
     root = Path(__file__).resolve().parents[1]
     make = (
-        "from facing_env import geometry as g; from facing_env.types import *\n"
+        "from facing_env.rules import geometry as g; from facing_env.types import *\n"
         "shape = g.default_shape(GridKind.SQUARE, Size.LARGE)\n"
         "cell = g.area_table(GridKind.SQUARE, Ruleset.UA35, shape, 0).lookup((3, 0))\n"
     )

@@ -46,7 +46,7 @@ def _edited(package: Path, module: str) -> None:
 def test_the_digest_covers_the_kernels_import_closure_only(tmp_path, monkeypatch):
     """The kernels' modules and what they import (the reference engine the tables come
     from included) are in; the PettingZoo layer, the evaluation and the training helpers
-    are not: ``from facing_env import engine`` reads the module ``engine``, not the
+    are not: ``from facing_env.rules import engine`` reads the module ``engine``, not the
     package's ``__init__`` (which imports the env)."""
     package = _copy_of_the_package(tmp_path, monkeypatch)
     names = {p.relative_to(package).as_posix() for p in _jit_cache.kernel_sources()}
