@@ -5,7 +5,7 @@ reset, see ``tests/env_play.py``):
 
 - every index of ``Discrete(n)`` the mask allows applies to a copy of the battle (with a
   fresh ``Dice`` of the same mode), and every index it forbids raises
-  ``IllegalActionError`` without changing the battle (README "Actions");
+  ``IllegalActionError`` without changing the battle (docs/api.md, "Actions");
 - the env's mask (the batched engine's one-pass scan) is the encoding of
   ``engine.legal_actions`` (every candidate checked by ``why_illegal``), and the movement
   cost the scan records for each legal step (what ``apply`` pays) is ``rules.step_cost``'s;

@@ -1,5 +1,5 @@
 """Saved models are untrusted input: loading one unpickles nothing and bad files get a
-clear error naming the file (README "Security of input files")."""
+clear error naming the file (docs/api.md, "Security of input files")."""
 
 from __future__ import annotations
 

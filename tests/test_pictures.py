@@ -316,15 +316,20 @@ def test_evaluate_command_links_its_plots_from_the_markdown(tmp_path, capsys):
     assert (tmp_path / "plots" / "attack_origins.png").exists()
 
 
-def test_readme_picture_is_what_the_readme_code_draws(tmp_path, monkeypatch):
-    readme = Path(__file__).resolve().parents[1] / "README.md"
-    section = readme.read_text(encoding="utf-8").split("## Pictures and replays", 1)[1]
+def test_readme_picture_is_what_the_api_doc_code_draws(tmp_path, monkeypatch):
+    """The picture of the README and of docs/api.md is what the code printed under
+    docs/api.md's "Pictures and replays" draws."""
+    root = Path(__file__).resolve().parents[1]
+    assert "](docs/skirmish_frame.png)" in (root / "README.md").read_text(encoding="utf-8")
+    api = root / "docs" / "api.md"
+    section = api.read_text(encoding="utf-8").split("## Pictures and replays", 1)[1]
+    assert "](skirmish_frame.png)" in section.split("```", 1)[0]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     monkeypatch.chdir(tmp_path)
     (tmp_path / "docs").mkdir()
-    exec(compile(code, str(readme), "exec"), {"__name__": "__readme__"})
+    exec(compile(code, str(api), "exec"), {"__name__": "__readme__"})
     drawn = np.asarray(Image.open(tmp_path / "docs" / "skirmish_frame.png").convert("RGB"))
-    shipped = readme.parent / "docs" / "skirmish_frame.png"
+    shipped = root / "docs" / "skirmish_frame.png"
     assert shipped.stat().st_size < 100_000
     want = np.asarray(Image.open(shipped).convert("RGB"))
     assert drawn.shape == want.shape

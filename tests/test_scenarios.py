@@ -618,7 +618,7 @@ def test_action_codec_round_trips_on_random_states(scenario, seed, decisions):
     _check_codec(walk(scenario, seed, decisions))
 
 
-def test_action_layout_matches_the_readme():
+def test_action_layout_matches_the_api_doc():
     codec = ActionCodec(4)
     assert codec.n == 35 + 3 * 4
     assert (
