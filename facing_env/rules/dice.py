@@ -37,7 +37,7 @@ from facing_env.limits import short_repr
 from facing_env.spec import DICE_RE
 
 NATURAL_20 = 20
-"""A natural 20 always hits (SRD-ATK-01); a natural 1 always misses."""
+"""A natural 20 always hits; a natural 1 always misses (the d20 attack roll)."""
 
 
 @cache
