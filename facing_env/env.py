@@ -419,7 +419,9 @@ class raw_env(AECEnv):
         if self._exposed:
             self._read_back()
         eng = self._engine
-        k = self._slot[agent]
+        k = self._slot.get(agent)
+        if k is None:
+            return self._absent(agent)
         if int(eng.state.actor[0]) == k:
             mask = eng.mask[0].copy()
         else:
@@ -431,6 +433,17 @@ class raw_env(AECEnv):
         obs = {"observation": eng.observe_one(k).copy(), "action_mask": mask}
         self._obs_cache[agent] = obs
         return obs
+
+    def _absent(self, agent: str) -> dict[str, np.ndarray]:
+        """A placeholder for a possible agent that is not in this battle (a procedural
+        scenario draws fewer creatures than it may): zeros and the END_TURN-only mask, as
+        wrappers that observe every possible agent expect (TorchRL, SuperSuit)."""
+        if agent not in self.possible_agents:
+            raise KeyError(f"observe({agent!r}): not one of possible_agents")
+        mask = np.zeros(self.codec.n, dtype=np.int8)
+        mask[END_TURN_INDEX] = 1
+        shape = self.observation_space(agent)["observation"].shape
+        return {"observation": np.zeros(shape, dtype=np.float32), "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """A global view of the battle (see :func:`facing_env.observation.build_state`)."""

@@ -98,3 +98,21 @@ def test_acting_agents_mask_is_in_its_info():
 
 def test_not_parallelizable_by_aec_to_parallel():
     assert facing_env.raw_env().metadata["is_parallelizable"] is False
+
+
+def test_a_possible_agent_absent_from_a_procedural_battle_observes_a_placeholder():
+    """Issue 34: ``observe()`` raised KeyError for possible agents a procedural battle did
+    not draw (TorchRL and SuperSuit observe every possible agent)."""
+    env = facing_env.env(scenario="procedural")
+    for seed in range(40):
+        env.reset(seed=seed)
+        absent = [a for a in env.possible_agents if a not in env.agents]
+        if absent:
+            break
+    assert absent, "no procedural battle in 40 seeds left a possible agent out"
+    obs = env.observe(absent[0])
+    space = env.observation_space(absent[0])["observation"]
+    assert obs["observation"].shape == space.shape and not obs["observation"].any()
+    assert obs["action_mask"].tolist() == [1] + [0] * (len(obs["action_mask"]) - 1)
+    with pytest.raises(KeyError, match="not one of possible_agents"):
+        env.observe("nobody_0")
