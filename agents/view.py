@@ -69,8 +69,9 @@ class ObservationView:
         self.size = self.layout.window
         self.half = self.size // 2
         self.memo: dict[str, Any] = {}
-        """What helpers reading this view remember about it (``agents.pathing``: free
-        anchors, provocations, routes), by helper; it lives and dies with the view."""
+        """What helpers reading this view remember about it (the reference pathing of
+        ``tests/reference/pathing.py``: free anchors, provocations, routes), by helper; it
+        lives and dies with the view."""
 
     # -- raw parts --------------------------------------------------------------------------
 

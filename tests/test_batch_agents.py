@@ -2,7 +2,7 @@
 
 ``aggressive``, ``flanker`` and ``defensive`` are numba kernels that ``act`` runs on a
 batch of one: ``act_batch`` must give, row for row, exactly what ``act`` gives, and both
-exactly what the agents gave before the kernels (``tests/reference_agents.py``, the
+exactly what the agents gave before the kernels (``tests/reference/agents.py``, the
 ``ObservationView`` implementation kept as the oracle). The states come from every
 built-in scenario (square and hex, ua35, side_rear and standard rules), reached by the
 scripted agents and random masked play, plus a hex and a square board with Large and Huge
@@ -38,7 +38,7 @@ from facing_env.agents.kernels import spec as kernel_spec
 from facing_env.env import raw_env
 from facing_env.observation import Column, ObservationLayout, Scalar
 from facing_env.scenario import Scenario, scenario_from_dict
-from tests.reference_agents import REFERENCES
+from tests.reference.agents import REFERENCES
 
 DETERMINISTIC = ("aggressive", "flanker", "defensive")
 STATES = 300  # per scenario
@@ -304,7 +304,7 @@ def test_the_kernels_run_as_plain_python() -> None:
 import numpy as np
 import numba
 from facing_env.agents import make_batch_agent
-from tests.reference_agents import REFERENCES
+from tests.reference.agents import REFERENCES
 from tests.test_batch_agents import _states
 assert numba.config.DISABLE_JIT
 for scenario in ("skirmish", "hex_duel", "ogre"):
