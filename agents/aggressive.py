@@ -9,15 +9,11 @@ from __future__ import annotations
 from numba import njit
 
 from facing_env.agents.base import ScriptedAgent
-from facing_env.agents.kernels.geometry import (
-    _gap,
-)
+from facing_env.agents.kernels.geometry import _gap
 from facing_env.agents.kernels.paths import _paths, _routes
 from facing_env.agents.kernels.runner import BatchAgent
 from facing_env.agents.kernels.spec import _spec
-from facing_env.agents.kernels.tactics import (
-    _face,
-)
+from facing_env.agents.kernels.tactics import _face
 from facing_env.agents.kernels.view import (
     _ENEMIES,
     _NO,

@@ -23,11 +23,7 @@ from facing_env.agents.kernels.geometry import (
 from facing_env.agents.kernels.paths import _threat_sum, _threatened
 from facing_env.agents.kernels.runner import BatchAgent
 from facing_env.agents.kernels.spec import _spec
-from facing_env.agents.kernels.tactics import (
-    _face,
-    _guard,
-    _nearest,
-)
+from facing_env.agents.kernels.tactics import _face, _guard, _nearest
 from facing_env.agents.kernels.view import (
     _BIG,
     _CN,
