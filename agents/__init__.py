@@ -23,10 +23,13 @@ temperature ``T`` (``@1``: as trained).
 ``rllib`` extra; see :mod:`facing_env.train.rllib`).
 
 The scripted agents also act on batches: ``make_agent(name).act_batch(observations,
-masks, rng)`` or :func:`make_batch_agent` (``facing_env.agents.batch``) take ``(N, D)``
-float32 observations and ``(N, A)`` int8 masks and return ``(N,)`` int64 actions, row
-``i`` the action ``act`` gives for row ``i``. The logic of ``aggressive``, ``flanker`` and
-``defensive`` is one numba kernel each, which ``act`` runs on a batch of one.
+masks, rng)`` or :func:`make_batch_agent` (a :class:`BatchAgent`,
+:mod:`facing_env.agents.kernels.runner`) take ``(N, D)`` float32 observations and
+``(N, A)`` int8 masks and return ``(N,)`` int64 actions, row ``i`` the action ``act``
+gives for row ``i``. The logic of ``aggressive``, ``flanker`` and ``defensive`` is one
+numba kernel each, in the module of its name (what they share:
+:mod:`facing_env.agents.kernels`), which ``act`` runs on a batch of one. This module is the
+catalogue of names: the kernels know no agent by name.
 
 The agents read the grid kind and rule set from the turn scalars and speed and reach from
 the creature table; a foe's speed is assumed to be 30 feet when judging its strike range.
@@ -36,15 +39,18 @@ from __future__ import annotations
 
 from facing_env.agents.aggressive import AggressiveAgent
 from facing_env.agents.base import Agent, ScriptedAgent, choose, fork
-from facing_env.agents.batch import BATCH_AGENT_NAMES, BatchAgent, make_batch_agent
 from facing_env.agents.defensive import DefensiveAgent
 from facing_env.agents.expert import ExpertAgent
 from facing_env.agents.flanker import FlankerAgent
+from facing_env.agents.kernels.runner import BatchAgent
 from facing_env.agents.random_agent import RandomAgent
 from facing_env.agents.view import ObservationView
 
 AGENT_NAMES: tuple[str, ...] = ("random", "aggressive", "flanker", "defensive", "expert")
 """Names :func:`make_agent` accepts, besides ``model:PATH`` and ``rllib:PATH[#MODULE_ID]``."""
+
+BATCH_AGENT_NAMES: tuple[str, ...] = ("random", "aggressive", "flanker", "defensive")
+"""Names :func:`make_batch_agent` accepts (the scripted names of ``make_agent``)."""
 
 _SCRIPTED = {
     "random": RandomAgent,
@@ -53,6 +59,7 @@ _SCRIPTED = {
     "defensive": DefensiveAgent,
     "expert": ExpertAgent,
 }
+_BATCH = {name: _SCRIPTED[name] for name in BATCH_AGENT_NAMES}  # each has a ``batch``
 
 
 def make_agent(name: str) -> Agent:
@@ -79,6 +86,15 @@ def make_agent(name: str) -> Agent:
         valid = ", ".join([*AGENT_NAMES, "model:PATH[@T]", "rllib:PATH[#MODULE_ID]"])
         raise ValueError(f"unknown agent {name!r}; expected one of {valid}")
     return factory()
+
+
+def make_batch_agent(name: str) -> BatchAgent:
+    """The batch version of a scripted agent by name (:data:`BATCH_AGENT_NAMES`): its batch
+    kernel with its parameters (the ``batch`` of its class)."""
+    if name not in BATCH_AGENT_NAMES:
+        valid = ", ".join(BATCH_AGENT_NAMES)
+        raise ValueError(f"unknown batch agent {name!r}; expected one of {valid}")
+    return _BATCH[name].batch
 
 
 def _model_spec(spec: str) -> tuple[str, float]:

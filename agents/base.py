@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from facing_env.agents.batch import BatchAgent
-
 if TYPE_CHECKING:
+    from facing_env.agents.kernels.runner import BatchAgent
     from facing_env.rules.battle import Battle
 
 
@@ -30,12 +29,15 @@ class Agent(Protocol):
 
 class ScriptedAgent:
     """Base of the deterministic scripted agents. Their logic is one numba kernel each, in
-    :mod:`facing_env.agents.batch` (named :attr:`name`): :meth:`act` runs it on a batch of
-    one, :meth:`act_batch` on a whole batch. The kernel falls back to END_TURN when the
-    mask forbids its choice, so the answer is always allowed."""
+    the module of the agent's name (``facing_env.agents.flanker``...), which the subclass
+    gives as :attr:`batch`: :meth:`act` runs it on a batch of one, :meth:`act_batch` on a
+    whole batch. The kernel falls back to END_TURN when the mask forbids its choice, so the
+    answer is always allowed."""
 
     name: ClassVar[str] = ""
-    """The agent's ``make_agent`` name, which is also its kernel's."""
+    """The agent's ``make_agent`` name."""
+    batch: ClassVar[BatchAgent]
+    """Its batch kernel with its parameters (what ``make_batch_agent(name)`` gives)."""
     deterministic: ClassVar[bool] = True
     """The action depends on the observation and mask alone (batches may be split freely)."""
 
@@ -43,14 +45,14 @@ class ScriptedAgent:
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
         """The chosen action, always one the mask allows (``rng`` is not used)."""
-        return BatchAgent(self.name).act(observation, action_mask, rng)
+        return self.batch.act(observation, action_mask, rng)
 
     def act_batch(
         self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator
     ) -> np.ndarray:
         """One allowed action per row of ``(N, D)`` observations and ``(N, A)`` masks,
         row ``i`` being ``act(observations[i], masks[i], rng)``."""
-        return BatchAgent(self.name).act_batch(observations, masks, rng)
+        return self.batch.act_batch(observations, masks, rng)
 
 
 def act_batch(

@@ -107,6 +107,10 @@ LATE_APPROACH = 0.5
 the expert closes in even on a foe that waits readied (a draw is no better than a loss)."""
 MAX_DEPTH = 24
 """Actions in one turn the search looks at, at most."""
+PER_ROOT_NDIM = 2
+"""An ``allow`` array with a row per search root (not one row for all)."""
+FAR = 1e6
+"""A distance standing for "no living foe"."""
 MAX_REPLY_ROUNDS = 4
 """Turns played out after the expert's creature's turn, at most (foes' replies and allies'
 turns, until that creature acts again)."""
@@ -298,7 +302,7 @@ def turn_tree(
     walks that reach the same place the one with the most movement left. Roots flagged in
     ``approach`` walk only toward their nearest foe."""
     s = look.state
-    per_root = allow.ndim == 2
+    per_root = allow.ndim == PER_ROOT_NDIM
     slots = (look.n_actions - ATTACK_BASE) // 3
     per_group = group is not None
     engaged = _engaged(look, roots)
@@ -502,8 +506,8 @@ def _nearest(s, rows: np.ndarray, mine: np.ndarray, foes: np.ndarray, alive: np.
     d = np.maximum(
         np.abs(x[:, mi, None] - x[:, None, fi]), np.abs(y[:, mi, None] - y[:, None, fi])
     ).astype(float)
-    d = np.where(alive[:, None, fi], d, 1e6).min(axis=2)
-    d = np.where(d >= 1e6, 0.0, d)
+    d = np.where(alive[:, None, fi], d, FAR).min(axis=2)
+    d = np.where(d >= FAR, 0.0, d)
     return (d * alive[:, mi]).sum(axis=1)
 
 

@@ -85,7 +85,7 @@ class PolicyAgent:
 
         obs = np.asarray(observations, dtype=np.float32)
         mask = np.asarray(masks).astype(bool)
-        if obs.ndim != 2 or mask.ndim != 2 or obs.shape[0] != mask.shape[0]:
+        if obs.ndim != BATCH_NDIM or mask.ndim != BATCH_NDIM or obs.shape[0] != mask.shape[0]:
             raise ValueError(
                 f"expected (N, D) observations and (N, A) masks, got {obs.shape} and {mask.shape}"
             )
@@ -183,6 +183,10 @@ class ModelFileError(ValueError):
     """A model file that is not a readable MaskablePPO ``.zip`` of a supported shape."""
 
 
+BATCH_NDIM = 2
+"""Observations and masks come as ``(N, D)`` / ``(N, A)`` batches."""
+MAX_MESSAGE = 300
+"""Characters of an error message kept in a one-line report."""
 MAX_FILE_BYTES = MAX_MODEL_BYTES  # the names of earlier versions
 MAX_OBSERVATION = MAX_MODEL_OBSERVATION
 MAX_ACTIONS = MAX_MODEL_ACTIONS
@@ -263,7 +267,7 @@ def _reason(error: BaseException) -> str:
     text = " ".join(str(error).split())
     if not text:
         return type(error).__name__
-    return text if len(text) <= 300 else text[:300] + "..."
+    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + "..."
 
 
 def _layout_problem(path: Path, declared: tuple[int, int], observation: int, actions: int) -> str:

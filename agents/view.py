@@ -35,6 +35,11 @@ from facing_env.observation import (
 from facing_env.rules import geometry
 from facing_env.types import GridKind, Pos, Size
 
+ON = 0.5
+"""A 0/1 feature of the observation is set when above this."""
+ORTHOGONAL_FACINGS = 4
+"""Facings of a multi-square ``side_rear`` creature on a square grid (the orthogonals)."""
+
 _CH = {name: i for i, name in enumerate(CHANNELS)}
 _COL = {name: i for i, name in enumerate(FEATURES)}
 _SC = {name: i for i, name in enumerate(SCALARS)}
@@ -69,8 +74,9 @@ class ObservationView:
         self.size = self.layout.window
         self.half = self.size // 2
         self.memo: dict[str, Any] = {}
-        """What helpers reading this view remember about it (``agents.pathing``: free
-        anchors, provocations, routes), by helper; it lives and dies with the view."""
+        """What helpers reading this view remember about it (the reference pathing of
+        ``tests/reference/pathing.py``: free anchors, provocations, routes), by helper; it
+        lives and dies with the view."""
 
     # -- raw parts --------------------------------------------------------------------------
 
@@ -106,8 +112,8 @@ class ObservationView:
 
     def slots(self, role: str) -> list[int]:
         """Living slots with a role: ``enemy``, ``ally`` or ``is_self``."""
-        present = self.column("present") > 0.5
-        return [int(i) for i in np.flatnonzero(present & (self.column(role) > 0.5))]
+        present = self.column("present") > ON
+        return [int(i) for i in np.flatnonzero(present & (self.column(role) > ON))]
 
     @cached_property
     def enemies(self) -> list[int]:
@@ -136,7 +142,7 @@ class ObservationView:
 
     def facing_angle(self, slot: int) -> float | None:
         """Facing of a creature in degrees (counter-clockwise from east), None if faceless."""
-        if self.value(slot, "has_facing") < 0.5:
+        if self.value(slot, "has_facing") < ON:
             return None
         return math.degrees(math.atan2(self.value(slot, "facing_y"), self.value(slot, "facing_x")))
 
@@ -163,7 +169,7 @@ class ObservationView:
     @cached_property
     def self_cells(self) -> list[Pos]:
         """Offsets of the observer's own cells (from the ``self`` channel)."""
-        rows, cols = np.nonzero(self.channel("self") > 0.5)
+        rows, cols = np.nonzero(self.channel("self") > ON)
         cells = [(int(c) - self.half, int(r) - self.half) for r, c in zip(rows, cols, strict=True)]
         return cells or [(0, 0)]
 
@@ -184,7 +190,7 @@ class ObservationView:
     @cached_property
     def grid(self) -> GridKind:
         """Square or hex (the ``hex_grid`` scalar)."""
-        return GridKind.HEX if self.scalar("hex_grid") > 0.5 else GridKind.SQUARE
+        return GridKind.HEX if self.scalar("hex_grid") > ON else GridKind.SQUARE
 
     @property
     def directions(self) -> tuple[Pos, ...]:
@@ -215,7 +221,7 @@ class ObservationView:
         multi-square ``side_rear`` creatures, 6 hex facings at neighbours or corners)."""
         turns = int(self.mask[TURN_BASE : TURN_BASE + N_DIRECTIONS].sum())
         if self.grid is GridKind.SQUARE:
-            step = 90.0 if turns + 1 == 4 else 45.0
+            step = 90.0 if turns + 1 == ORTHOGONAL_FACINGS else 45.0
             return tuple(90.0 - step * s for s in range(int(360 / step)))
         own = self.facing_angle(0) or 0.0
         offset = 30.0 if round(own / 30.0) % 2 else 0.0
@@ -225,7 +231,7 @@ class ObservationView:
     def strict_rear(self) -> bool:
         """Whether only cells more than 135 degrees off a square facing are rear (the
         ``side_rear`` rule set, IC-11; the ``side_rear_rules`` scalar)."""
-        return self.grid is GridKind.SQUARE and self.scalar("side_rear_rules") > 0.5
+        return self.grid is GridKind.SQUARE and self.scalar("side_rear_rules") > ON
 
     @cached_property
     def reach(self) -> int:

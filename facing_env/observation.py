@@ -18,7 +18,7 @@ side share a channel). Creatures without facing have facing (0, 0).
 
 This module names the layout (the indices of every channel, column and scalar, shared by
 every writer and reader: :mod:`facing_env.fast.observation` writes observations,
-``agents/view.py`` reads them, ``tests/reference_observation.py`` is the readable oracle)
+``agents/view.py`` reads them, ``tests/reference/observation.py`` is the readable oracle)
 and builds the global ``state()``.
 """
 

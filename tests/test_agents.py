@@ -11,10 +11,10 @@ import pytest
 import facing_env
 from facing_env.actions import ATTACK_BASE, FIVE_FOOT_BASE, READY_INDEX, TURN_BASE
 from facing_env.agents import AGENT_NAMES, ObservationView, choose, make_agent
-from facing_env.agents.arena import Episode, attack_origins, play, wilson
 from facing_env.agents.view import layout_of
 from facing_env.scenario import load_scenario, scenario_from_dict
 from facing_env.types import GridKind
+from tests.reference.arena import Episode, attack_origins, play, wilson
 
 SCRIPTED = tuple(name for name in AGENT_NAMES)
 SEEDS = (0, 1, 2)

@@ -1,8 +1,8 @@
-"""The scripted agents on batches (``facing_env.agents.batch``, issue 18).
+"""The scripted agents on batches (their kernels, ``facing_env.agents.kernels``, issue 18).
 
 ``aggressive``, ``flanker`` and ``defensive`` are numba kernels that ``act`` runs on a
 batch of one: ``act_batch`` must give, row for row, exactly what ``act`` gives, and both
-exactly what the agents gave before the kernels (``tests/reference_agents.py``, the
+exactly what the agents gave before the kernels (``tests/reference/agents.py``, the
 ``ObservationView`` implementation kept as the oracle). The states come from every
 built-in scenario (square and hex, ua35, side_rear and standard rules), reached by the
 scripted agents and random masked play, plus a hex and a square board with Large and Huge
@@ -13,6 +13,7 @@ draws, row after row.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,14 +28,17 @@ from facing_env.agents import (
     BATCH_AGENT_NAMES,
     BatchAgent,
     RandomAgent,
+    aggressive,
+    defensive,
+    flanker,
     make_agent,
     make_batch_agent,
 )
-from facing_env.agents import batch as kernels
+from facing_env.agents.kernels import spec as kernel_spec
 from facing_env.env import raw_env
 from facing_env.observation import Column, ObservationLayout, Scalar
 from facing_env.scenario import Scenario, scenario_from_dict
-from tests.reference_agents import REFERENCES
+from tests.reference.agents import REFERENCES
 
 DETERMINISTIC = ("aggressive", "flanker", "defensive")
 STATES = 300  # per scenario
@@ -253,20 +257,45 @@ def test_batch_agent_rejects_bad_input() -> None:
 
 
 def test_the_spec_reads_the_named_offsets() -> None:
-    """The kernels' tables come from the named offsets and survive their round trip
-    through arrays (``_spec`` rebuilds the Spec positionally)."""
+    """The kernels' tables come from the named offsets, the kernels' constants and an
+    agent's parameters, and survive their round trip through arrays (``_spec`` rebuilds
+    the Spec positionally); the parameters an agent does not set are 0, and a name that is
+    not a parameter is refused."""
     layout = ObservationLayout(11, 4)
     n_actions = actions.ATTACK_BASE + 3 * 4
-    tables = kernels._tables(layout.size, n_actions)
-    spec = kernels.spec_for(layout.size, n_actions)
+    key = kernel_spec.parameter_key(flanker.PARAMETERS)
+    tables = kernel_spec._tables(layout.size, n_actions, key)
+    spec = kernel_spec.spec_for(layout.size, n_actions, flanker.PARAMETERS)
     assert tuple(spec) == (*tables.ints.tolist(), *tables.floats.tolist())
-    assert len(spec) == len(kernels._INT_FIELDS) + len(kernels._FLOAT_FIELDS)
+    assert len(spec) == len(kernel_spec._INT_FIELDS) + len(kernel_spec._FLOAT_FIELDS)
     assert spec.col_distance == Column.DISTANCE and spec.sc_hex_grid == Scalar.HEX_GRID
     assert spec.table == layout.window_size and spec.window == 11 and spec.n_slots == 4
     assert spec.scalars == layout.window_size + layout.table_size
     assert spec.tactic_scalars == layout.size - 2
-    assert spec.attack_base == actions.ATTACK_BASE and spec.far == 1e6
+    assert spec.attack_base == actions.ATTACK_BASE and spec.far == 0.0
     assert (spec.value_rear, spec.bonus_stay, spec.strike_distance) == (4.0, 0.6, 7)
+    assert (spec.assumed_speed, spec.diagonal_cost) == (6, 1.5)
+    rushing = kernel_spec.spec_for(layout.size, n_actions, aggressive.PARAMETERS)
+    assert rushing.far == 1e6 and (rushing.value_rear, rushing.strike_distance) == (0.0, 0)
+    differ = {f for f in spec._fields if getattr(spec, f) != getattr(rushing, f)}
+    assert differ and differ <= kernel_spec._PARAMETER_FIELDS
+    with pytest.raises(ValueError, match="not agent parameters of the Spec: sneaky"):
+        kernel_spec.spec_for(layout.size, n_actions, {"sneaky": 1.0})
+
+
+def test_each_kernel_reads_only_its_own_agents_parameters() -> None:
+    """An agent's tables hold its own parameters only (the other agents' are 0): its
+    kernels read none of the other agents' parameters, and the shared kernels read none."""
+
+    def read(path: Path) -> set[str]:
+        fields = re.findall(r"\bs\.(\w+)", path.read_text())
+        return set(fields) & kernel_spec._PARAMETER_FIELDS
+
+    for module in (aggressive, flanker, defensive):
+        assert read(Path(module.__file__)) <= set(getattr(module, "PARAMETERS", {}))
+    assert read(Path(flanker.__file__)) == set(flanker.PARAMETERS)
+    shared = sorted(Path(kernel_spec.__file__).parent.glob("*.py"))
+    assert len(shared) >= 6 and all(read(path) == set() for path in shared)
 
 
 def test_the_kernels_run_as_plain_python() -> None:
@@ -275,7 +304,7 @@ def test_the_kernels_run_as_plain_python() -> None:
 import numpy as np
 import numba
 from facing_env.agents import make_batch_agent
-from tests.reference_agents import REFERENCES
+from tests.reference.agents import REFERENCES
 from tests.test_batch_agents import _states
 assert numba.config.DISABLE_JIT
 for scenario in ("skirmish", "hex_duel", "ogre"):

@@ -1,5 +1,5 @@
 """The AEC env (arrays stepped by :mod:`facing_env.fast`) against the reference env
-(``tests/reference_env.py``: the object engine, ``why_illegal`` and the reference
+(``tests/reference/env.py``: the object engine, ``why_illegal`` and the reference
 observation): same actors, observations, masks, rewards, terminations, truncations,
 events, battles and global states after every action, on every scenario, with random
 masked play and with the scripted agents (docs/design.md, speed: one fast engine)."""
@@ -12,7 +12,7 @@ import pytest
 import facing_env
 from facing_env.agents import make_agent
 from tests.env_play import SCENARIOS
-from tests.reference_env import ReferenceEnv
+from tests.reference.env import ReferenceEnv
 
 
 def _same(env, ref, checks: dict) -> None:

@@ -22,7 +22,7 @@ from facing_env.fast.state import State, allocate_for, load
 from facing_env.rules import engine
 from facing_env.rules.dice import DICE_MODES
 from tests.env_play import SCENARIOS
-from tests.reference_env import ReferenceEnv
+from tests.reference.env import ReferenceEnv
 
 
 def _compare(kernel: State, reference: State, where: str) -> None:

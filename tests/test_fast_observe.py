@@ -25,7 +25,7 @@ from facing_env.rules import engine
 from facing_env.rules.battle import Battle
 from facing_env.scenario import Scenario, load_scenario, scenario_from_dict
 from tests.env_play import SCENARIOS, masked_choice
-from tests.reference_env import ReferenceEnv
+from tests.reference.env import ReferenceEnv
 
 
 @dataclass

@@ -43,7 +43,7 @@ from facing_env.rules.battle import Battle
 from facing_env.rules.engine import Action
 from facing_env.rules.turns import AttackSlot
 from tests.env_play import SCENARIOS
-from tests.reference_env import ReferenceEnv
+from tests.reference.env import ReferenceEnv
 
 STATES_PER_SCENARIO = 60
 SCRIPTED = ("aggressive", "flanker", "defensive")

@@ -45,7 +45,8 @@ def _edited(package: Path, module: str) -> None:
 
 def test_the_digest_covers_the_kernels_import_closure_only(tmp_path, monkeypatch):
     """The kernels' modules and what they import (the reference engine the tables come
-    from included) are in; the PettingZoo layer, the evaluation and the training helpers
+    from included) are in, the scripted agents' kernel modules (``agents/<name>.py``,
+    ``agents/kernels/``) too; the PettingZoo layer, the evaluation and the training helpers
     are not: ``from facing_env.rules import engine`` reads the module ``engine``, not the
     package's ``__init__`` (which imports the env)."""
     package = _copy_of_the_package(tmp_path, monkeypatch)
@@ -61,12 +62,19 @@ def test_the_digest_covers_the_kernels_import_closure_only(tmp_path, monkeypatch
         "vector.py",
     }
     assert not names & outside, names & outside
+    agents = {f"agents/{n}.py" for n in ("aggressive", "flanker", "defensive", "lookahead")}
+    kernels = {f"agents/kernels/{n}.py" for n in ("spec", "view", "geometry", "tactics", "paths")}
+    assert agents | kernels | {"agents/kernels/runner.py", "agents/view.py"} <= names
+    assert not any(n.startswith("tests/") or "/reference/" in n for n in names)
     before = _jit_cache.source_digest()
     for module in sorted(outside):
         _edited(package, module)
     assert _jit_cache.source_digest() == before
     _edited(package, "rules/battle.py")
     assert _jit_cache.source_digest() != before
+    edited = _jit_cache.source_digest()
+    _edited(package, "agents/kernels/paths.py")  # a shared kernel of the scripted agents
+    assert _jit_cache.source_digest() != edited
 
 
 def test_activate_points_numba_inside_the_users_cache_dir(tmp_path, monkeypatch):

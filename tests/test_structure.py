@@ -4,10 +4,13 @@ The step path is one pipeline over arrays (:mod:`facing_env.fast`); the object e
 the readable reference (legality is ``why_illegal`` alone); caches live in attributes
 their owner declares (``ObservationView.memo`` of the scripted agents' view); no module
 writes into another object's ``__dict__`` and no module is loaded by name at run time.
+The package never imports the tests (their reference code lives in ``tests/reference/``),
+the agents' modules import one another one way and none is over 800 lines.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 from pathlib import Path
@@ -21,7 +24,76 @@ TESTS = sorted(ROOT.joinpath("tests").rglob("*.py"))
 
 def test_sources_are_found():
     names = {p.name for p in SOURCES}
-    assert {"engine.py", "actions.py", "batch.py", "legality.py", "pathing.py"} <= names
+    assert {"engine.py", "actions.py", "batch.py", "legality.py", "flanker.py"} <= names
+    assert {"spec.py", "view.py", "geometry.py", "tactics.py", "paths.py", "runner.py"} <= {
+        p.name for p in ROOT.joinpath("agents", "kernels").glob("*.py")
+    }
+
+
+def _imports(path: Path) -> set[str]:
+    """The modules an ``import`` statement anywhere in ``path`` names (``from a.b import c``
+    names ``a.b.c`` and ``a.b``)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+    return names
+
+
+def test_the_package_never_imports_the_tests():
+    """Test-only code (the reference agents, env and observation, the arena) lives in
+    ``tests/``; nothing the package or its scripts run imports from there."""
+    scripts = [ROOT / "train.py", ROOT / "train_rllib.py"]
+    offenders = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in [*SOURCES, *scripts]
+        for name in sorted(_imports(path))
+        if name.split(".")[0] == "tests"
+    ]
+    assert offenders == []
+
+
+def test_the_agents_modules_import_one_way():
+    """No import cycle among the modules of ``agents/`` (imports inside functions
+    included): the catalogue (``__init__``) imports the agents, an agent imports the shared
+    kernels (``agents/kernels/``) and ``base``, and the kernels know no agent."""
+    agents = ROOT / "agents"
+    modules = {}
+    for path in sorted(agents.rglob("*.py")):
+        parts = path.relative_to(agents).with_suffix("").parts
+        parts = parts[:-1] if parts[-1] == "__init__" else parts
+        modules[".".join(("facing_env", "agents", *parts))] = path
+    graph = {
+        name: {other for other in _imports(path) if other in modules and other != name}
+        for name, path in modules.items()
+    }
+    done: set[str] = set()
+
+    def visit(name: str, trail: tuple[str, ...]) -> None:
+        assert name not in trail, " -> ".join((*trail[trail.index(name) :], name))
+        if name not in done:
+            for other in sorted(graph[name]):
+                visit(other, (*trail, name))
+            done.add(name)
+
+    for name in sorted(graph):
+        visit(name, ())
+    agent_modules = {f"facing_env.agents.{n}" for n in ("aggressive", "flanker", "defensive")}
+    assert graph["facing_env.agents"] >= agent_modules
+    assert all(not graph[k] & agent_modules for k in graph if ".kernels" in k)
+
+
+def test_no_agents_module_is_over_800_lines():
+    """The scripted agents' modules and their kernels stay readable (one agent, or one
+    concern of the shared kernels, per module)."""
+    sources = sorted(ROOT.joinpath("agents").rglob("*.py"))
+    long = {
+        str(p.relative_to(ROOT)): n for p in sources if (n := len(p.read_text().splitlines())) > 800
+    }
+    assert long == {}
 
 
 def test_one_fast_step_path():

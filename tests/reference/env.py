@@ -3,7 +3,7 @@
 :class:`ReferenceEnv` plays a battle the readable way: :func:`facing_env.rules.engine.apply` on
 a :class:`~facing_env.rules.battle.Battle`, legal actions from ``why_illegal``
 (:func:`~facing_env.rules.engine.reference_legal_actions`), observations from
-``tests/reference_observation.py`` (clipped to ``observation.BOUND`` like the env's) and
+``tests/reference/observation.py`` (clipped to ``observation.BOUND`` like the env's) and
 rewards from :mod:`facing_env.rewards`. It keeps the attributes of
 :class:`facing_env.env.raw_env` that the differential tests read (``battle``, ``dice``,
 ``events``, ``damage_ledger``, ``agent_to_id``, ``slots``, ``layout``, ...), so a test
@@ -22,7 +22,7 @@ from facing_env.env import raw_env
 from facing_env.rules import engine
 from facing_env.rules.battle import agent_names
 from facing_env.rules.dice import Dice
-from tests import reference_observation
+from tests.reference import observation as reference_observation
 
 
 class ReferenceEnv(raw_env):

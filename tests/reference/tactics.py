@@ -1,5 +1,6 @@
 """Shared pieces of the scripted agents: action indices, areas by the angle rule, turning,
-movement budgets. Everything is computed from an :class:`ObservationView`."""
+movement budgets. Everything is computed from an :class:`ObservationView`. The reference
+of the kernels' ``agents/kernels/geometry.py`` and ``agents/kernels/tactics.py``."""
 
 from __future__ import annotations
 
@@ -12,14 +13,13 @@ from facing_env.actions import (
     READY_INDEX,
     TURN_BASE,
 )
+from facing_env.agents.kernels.tactics import ASSUMED_SPEED
 from facing_env.agents.view import ObservationView
 from facing_env.tables import RULESETS
 from facing_env.types import GridKind, Pos, Ruleset
 
 READY = READY_INDEX
 """Index of ``READY``."""
-ASSUMED_SPEED = 6
-"""Squares per move action assumed for a foe when judging how far it can strike (30 ft)."""
 _UA = RULESETS[Ruleset.UA35]
 AREA_RANK = {"none": 0, "front": 0, "flank": 1, "rear": 2}
 

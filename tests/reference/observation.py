@@ -100,7 +100,7 @@ def _fill_tactics(
         scalars[TS.TRADE_STEPS_LEFT] = len([s for s in ts.remaining if s.attack is first]) / 4.0
 
 
-def _fill_window(battle: Battle, me: Creature, w: np.ndarray, size: int) -> None:
+def _fill_window(battle: Battle, me: Creature, w: np.ndarray, size: int) -> None:  # noqa: C901  (the oracle, channel by channel)
     half = size // 2
     ox, oy = me.pos[0] - half, me.pos[1] - half
     table = battle.table(me)

@@ -1,11 +1,12 @@
-"""Shortest routes over the observation window (Dijkstra over the observer's anchor).
+"""Shortest routes over the observation window (Dijkstra over the observer's anchor): the
+reference of the kernels' route search (``agents/kernels/paths.py``).
 
 A route's ``cost`` counts squares of movement with ``MOVE`` (turning first, so every step
-is a front step: UA-MOVE-01, UA-MOVE-03); diagonals count 1.5 (the alternating 3.5 rule on
-average), difficult terrain double, impeded terrain is avoided. ``provoked`` estimates the
-attacks of opportunity the walk draws: leaving a square an enemy threatens provokes
-(SRD-AOO-02, IC-12), and 5-foot steps never do (SRD-AOO-04). The first step is taken only in
-directions whose ``MOVE`` the mask allows.
+is a front step: UA-MOVE-01, UA-MOVE-03); diagonals count ``DIAGONAL_COST``, 1.5 (the
+alternating 3.5 rule on average), difficult terrain double, impeded terrain is avoided.
+``provoked`` estimates the attacks of opportunity the walk draws: leaving a square an enemy
+threatens provokes (SRD-AOO-02, IC-12), and 5-foot steps never do (SRD-AOO-04). The first
+step is taken only in directions whose ``MOVE`` the mask allows.
 """
 
 from __future__ import annotations
@@ -16,10 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from facing_env.actions import MOVE_BASE
+from facing_env.agents.kernels.paths import DIAGONAL_COST
 from facing_env.agents.view import ObservationView
 from facing_env.types import GridKind, Pos
-
-DIAGONAL_COST = 1.5
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,11 @@
-"""The scripted agents as they were written before :mod:`facing_env.agents.batch`: their
-``choose`` over an :class:`~facing_env.agents.ObservationView`, with the helpers of
-``agents/pathing.py`` and ``agents/tactics.py`` (the differential oracle of the numba
-kernels, which ``tests/test_batch_agents.py`` compares with them action for action).
+"""The scripted agents as they were written before their numba kernels: their ``choose``
+over an :class:`~facing_env.agents.ObservationView`, with the helpers of
+``tests/reference/pathing.py`` and ``tests/reference/tactics.py`` (the differential oracle
+of the kernels, which ``tests/test_batch_agents.py`` compares with them action for action).
 
 The logic is the old ``agents/aggressive.py``, ``agents/defensive.py`` and
 ``agents/flanker.py`` verbatim, but for the class names; the flanker's parameters are read
-from ``agents/flanker.py``, where the kernels read them too. A change of behaviour goes
+from ``agents/flanker.py``, where its kernels read them too. A change of behaviour goes
 into the kernels and here.
 """
 
@@ -27,8 +27,10 @@ from facing_env.agents.flanker import (
     STRIKE_DISTANCE,
     WOUND_VALUE,
 )
-from facing_env.agents.pathing import footprint, free, routes
-from facing_env.agents.tactics import (
+from facing_env.agents.view import ObservationView
+from facing_env.types import Pos
+from tests.reference.pathing import footprint, free, routes
+from tests.reference.tactics import (
     READY,
     angle_gap,
     area,
@@ -45,8 +47,6 @@ from facing_env.agents.tactics import (
     total_budget,
     withdraw,
 )
-from facing_env.agents.view import ObservationView
-from facing_env.types import Pos
 
 _FAR = 1e6
 
