@@ -59,6 +59,7 @@ Version history
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -82,6 +83,17 @@ from facing_env.rules.battle import Battle, agent_names
 from facing_env.rules.codec import ActionCodec, creature_slots
 from facing_env.rules.dice import Dice, check_mode
 from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario, reward_weights
+
+ILLEGAL_ACTIONS = ("raise", "end_turn")
+"""What ``raw_env(illegal_action=...)`` does with an action the mask forbids."""
+
+
+def finite_number(value: object, name: str) -> float:
+    """``value`` checked to be a finite number (not a boolean, a NaN or an infinity)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {short_repr(value)}")
+    return float(value)
+
 
 LOG_CAPACITY = 4096
 """Events the env gathers as arrays before turning them into records."""
@@ -107,8 +119,20 @@ class raw_env(AECEnv):
         flat_footed_start: bool = True,
         rewards: Mapping[str, float] | None = None,
         max_cycles: int | None = None,
+        illegal_action: str = "raise",
+        illegal_penalty: float = -0.1,
     ) -> None:
         super().__init__()
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(
+                f"illegal_action must be one of {ILLEGAL_ACTIONS}, got {short_repr(illegal_action)}"
+            )
+        self.illegal_action = illegal_action
+        """``"raise"``: an action the mask forbids raises :class:`IllegalActionError`;
+        ``"end_turn"``: it ends the creature's turn instead, adds ``illegal_penalty`` to its
+        reward and reports the index as ``info["illegal_action"]`` (for learners without
+        masking; ``env()`` then leaves out PettingZoo's ``TerminateIllegalWrapper``)."""
+        self.illegal_penalty = finite_number(illegal_penalty, "illegal_penalty")
         if max_cycles is not None:  # PettingZoo's name for the episode limit: rounds here
             if max_rounds is not None and max_rounds != max_cycles:
                 raise ValueError(
@@ -303,8 +327,11 @@ class raw_env(AECEnv):
         eng = self._engine
         if self._exposed:
             self._read_back()
+        illegal = None
         if not eng.mask[0, index]:
-            raise IllegalActionError(self._why_illegal(agent, index))
+            if self.illegal_action == "raise":
+                raise IllegalActionError(self._why_illegal(agent, index))
+            illegal, index = index, END_TURN_INDEX
         self._cumulative_rewards[agent] = 0.0
         log = self._log
         if log.count[0] > log.kind.shape[1] - eng.ev.kind.shape[1]:
@@ -313,6 +340,16 @@ class raw_env(AECEnv):
         self._stale = True
         eng.append_log(0, log)
         self._finish_step(bool(ends[0]), bool(ends[1]))
+        if illegal is not None:
+            self._penalise(agent, illegal)
+
+    def _penalise(self, agent: str, index: int) -> None:
+        """``illegal_action="end_turn"``: the penalty and the refused index of ``agent``'s
+        step (its turn was ended instead)."""
+        self.rewards[agent] += self.illegal_penalty
+        self._cumulative_rewards[agent] += self.illegal_penalty
+        if agent in self.infos:
+            self.infos[agent]["illegal_action"] = index
 
     @property
     def events(self) -> list[Event]:
@@ -495,9 +532,11 @@ def _is_int(value: Any, low: int, high: int) -> bool:
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The environment with PettingZoo's safety wrappers (illegal action: -1, game over)."""
+    """The environment with PettingZoo's safety wrappers (an illegal action: -1 and the game
+    over, unless ``illegal_action="end_turn"`` asks the env to end the turn instead)."""
     e: AECEnv = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    if e.illegal_action == "raise":
+        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e

@@ -116,3 +116,38 @@ def test_a_possible_agent_absent_from_a_procedural_battle_observes_a_placeholder
     assert obs["action_mask"].tolist() == [1] + [0] * (len(obs["action_mask"]) - 1)
     with pytest.raises(KeyError, match="not one of possible_agents"):
         env.observe("nobody_0")
+
+
+def test_illegal_action_end_turn_lets_an_unmasked_learner_play():
+    """Issue 34: an unmasked learner lost every game to ``TerminateIllegalWrapper``. With
+    ``illegal_action="end_turn"`` a forbidden index ends the creature's turn: the same
+    battle as END_TURN, the penalty added to its reward, the index in its info."""
+    env = facing_env.env(scenario="duel", illegal_action="end_turn", illegal_penalty=-0.25)
+    twin = facing_env.env(scenario="duel")
+    env.reset(seed=3)
+    twin.reset(seed=3)
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"]
+    forbidden = int(np.flatnonzero(mask == 0)[0])
+    env.step(forbidden)
+    twin.step(0)  # END_TURN
+    assert env.agent_selection == twin.agent_selection != agent
+    assert env.rewards[agent] == pytest.approx(twin.rewards[agent] - 0.25)
+    assert env.infos[agent]["illegal_action"] == forbidden
+    np.testing.assert_array_equal(
+        env.observe(env.agent_selection)["observation"],
+        twin.observe(twin.agent_selection)["observation"],
+    )
+    rng = np.random.default_rng(0)
+    env.reset(seed=4)
+    for name in env.agent_iter(max_iter=3000):  # every index drawn, masks ignored
+        _, _, termination, truncation, _ = env.last()
+        env.step(None if termination or truncation else int(rng.integers(0, 41)))
+    assert not env.agents  # the battle ran to its end
+
+
+def test_illegal_action_is_checked():
+    with pytest.raises(ValueError, match="illegal_action must be one of"):
+        facing_env.env(scenario="duel", illegal_action="ignore")
+    with pytest.raises(ValueError, match="illegal_penalty must be a finite number"):
+        facing_env.env(scenario="duel", illegal_action="end_turn", illegal_penalty=float("nan"))

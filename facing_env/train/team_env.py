@@ -28,7 +28,6 @@ everything else.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -37,7 +36,7 @@ import numpy as np
 
 from facing_env.actions import END_TURN_INDEX
 from facing_env.agents.base import choose
-from facing_env.env import raw_env
+from facing_env.env import finite_number, raw_env
 from facing_env.errors import IllegalActionError
 from facing_env.evaluation.match import Agent
 from facing_env.rules.dice import check_mode
@@ -47,9 +46,7 @@ from facing_env.train import league
 def finite_penalty(value: object) -> float:
     """``illegal_penalty`` checked: a finite number (a NaN or an infinity would poison every
     return it is added to)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"illegal_penalty must be a finite number, got {value!r}")
-    return float(value)
+    return finite_number(value, "illegal_penalty")
 
 
 MAX_RESETS = 100
