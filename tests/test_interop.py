@@ -140,7 +140,7 @@ def test_illegal_action_end_turn_lets_an_unmasked_learner_play():
     )
     rng = np.random.default_rng(0)
     env.reset(seed=4)
-    for name in env.agent_iter(max_iter=3000):  # every index drawn, masks ignored
+    for _agent in env.agent_iter(max_iter=3000):  # every index drawn, masks ignored
         _, _, termination, truncation, _ = env.last()
         env.step(None if termination or truncation else int(rng.integers(0, 41)))
     assert not env.agents  # the battle ran to its end
