@@ -99,6 +99,91 @@ LOG_CAPACITY = 4096
 """Events the env gathers as arrays before turning them into records."""
 
 
+@dataclasses.dataclass(frozen=True)
+class EnvSpec:
+    """What a battle of a scenario looks like from outside, for the given options: the
+    scenario (with any reward override), the round limit, dice and start, the observation
+    layout and the action codec, the agents' names, the spaces and the global state's size.
+    Built once by :meth:`build` (which checks every option) and shared by :class:`raw_env`
+    and :class:`~facing_env.vector.VectorEnv`, so both read one description."""
+
+    scenario: Scenario
+    max_rounds: int
+    dice_mode: str
+    flat_footed_start: bool
+    layout: ObservationLayout
+    codec: ActionCodec
+    possible_agents: tuple[str, ...]
+    observation_space: spaces.Dict
+    action_space: spaces.Discrete
+    state_dims: tuple[int, int]
+    """The board the global ``state()`` covers: a procedural scenario's largest."""
+    state_space: spaces.Box
+
+    @classmethod
+    def build(
+        cls,
+        scenario: str | Scenario = DEFAULT_SCENARIO,
+        *,
+        max_rounds: int | None = None,
+        dice: str | None = None,
+        window: int | None = None,
+        flat_footed_start: bool = True,
+        rewards: Mapping[str, float] | None = None,
+        max_cycles: int | None = None,
+    ) -> EnvSpec:
+        """The spec of ``scenario`` (a name, a path or a :class:`Scenario`) with these
+        options (``raw_env``'s keywords); a ``ValueError`` names a bad one."""
+        if max_cycles is not None:  # PettingZoo's name for the episode limit: rounds here
+            if max_rounds is not None and max_rounds != max_cycles:
+                raise ValueError(
+                    f"max_cycles ({short_repr(max_cycles)}) and max_rounds "
+                    f"({short_repr(max_rounds)}) are the same limit: give one"
+                )
+            max_rounds = max_cycles
+        source = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+        if rewards is not None:
+            source = dataclasses.replace(source, rewards=reward_weights(source.rewards, rewards))
+        if max_rounds is not None and not _is_int(max_rounds, 1, MAX_ROUNDS):
+            got = short_repr(max_rounds)
+            raise ValueError(f"max_rounds must be an integer from 1 to {MAX_ROUNDS}, got {got}")
+        if dice is not None:
+            check_mode(dice, "dice")
+        if window is not None and not _is_int(window, 3, 63):
+            raise ValueError(f"window must be an integer from 3 to 63, got {short_repr(window)}")
+        size = window or source.observation.window
+        layout = ObservationLayout(size + (1 - size % 2), source.max_creatures())
+        codec = ActionCodec(layout.n_slots)
+        probe = source.build(np.random.default_rng(0))
+        gen = source.generator
+        if gen is not None:
+            names = [f"{t}_{i}" for t in gen.teams for i in range(gen.team_size[1])]
+            dims = (gen.width[1], gen.height[1])
+        else:
+            names, dims = agent_names(probe.creatures.values()), (probe.width, probe.height)
+        bound = observation.BOUND
+        return cls(
+            scenario=source,
+            max_rounds=max_rounds or source.max_rounds,
+            dice_mode=dice or source.dice,
+            flat_footed_start=flat_footed_start,
+            layout=layout,
+            codec=codec,
+            possible_agents=tuple(names),
+            observation_space=spaces.Dict(
+                {
+                    "observation": spaces.Box(-bound, bound, (layout.size,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (codec.n,), np.int8),
+                }
+            ),
+            action_space=spaces.Discrete(codec.n),
+            state_dims=dims,
+            state_space=spaces.Box(
+                -bound, bound, (observation.state_size(*dims, layout.n_slots),), np.float32
+            ),
+        )
+
+
 class raw_env(AECEnv):
     """Facing-aware d20 combat, one agent per creature (see the module docstring)."""
 
@@ -133,65 +218,38 @@ class raw_env(AECEnv):
         reward and reports the index as ``info["illegal_action"]`` (for learners without
         masking; ``env()`` then leaves out PettingZoo's ``TerminateIllegalWrapper``)."""
         self.illegal_penalty = finite_number(illegal_penalty, "illegal_penalty")
-        if max_cycles is not None:  # PettingZoo's name for the episode limit: rounds here
-            if max_rounds is not None and max_rounds != max_cycles:
-                raise ValueError(
-                    f"max_cycles ({short_repr(max_cycles)}) and max_rounds "
-                    f"({short_repr(max_rounds)}) are the same limit: give one"
-                )
-            max_rounds = max_cycles
-        self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
-        if rewards is not None:
-            weights = reward_weights(self.scenario.rewards, rewards)
-            self.scenario = dataclasses.replace(self.scenario, rewards=weights)
+        spec = EnvSpec.build(
+            scenario,
+            max_rounds=max_rounds,
+            dice=dice,
+            window=window,
+            flat_footed_start=flat_footed_start,
+            rewards=rewards,
+            max_cycles=max_cycles,
+        )
+        self.env_spec = spec
+        """What a battle of this env looks like (shared with
+        :class:`~facing_env.vector.VectorEnv`)."""
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         self.render_mode = render_mode
-        if max_rounds is not None and not _is_int(max_rounds, 1, MAX_ROUNDS):
-            got = short_repr(max_rounds)
-            raise ValueError(f"max_rounds must be an integer from 1 to {MAX_ROUNDS}, got {got}")
-        if dice is not None:
-            check_mode(dice, "dice")
-        if window is not None and not _is_int(window, 3, 63):
-            raise ValueError(f"window must be an integer from 3 to 63, got {short_repr(window)}")
-        self.max_rounds = max_rounds or self.scenario.max_rounds
+        self.scenario = spec.scenario
+        self.max_rounds = spec.max_rounds
         self.defer_dead_steps = False
         """Whether creatures dropped mid-battle keep their dead step until the battle is
         over (:func:`facing_env.skip_dead_steps` sets it): the selected agent is then
         alive until the end."""
-        self.dice_mode = dice or self.scenario.dice
-        self.flat_footed_start = flat_footed_start
-        size = window or self.scenario.observation.window
-        self.layout = ObservationLayout(size + (1 - size % 2), self.scenario.max_creatures())
-        self.codec = ActionCodec(self.layout.n_slots)
+        self.dice_mode = spec.dice_mode
+        self.flat_footed_start = spec.flat_footed_start
+        self.layout = spec.layout
+        self.codec = spec.codec
         self._rng = np.random.default_rng()
         self._log = allocate_events(1, LOG_CAPACITY)  # the steps' events, not yet read
-        probe = self.scenario.build(np.random.default_rng(0))
-        self.possible_agents = self._agent_names(probe)
-        self._obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(
-                    -observation.BOUND, observation.BOUND, (self.layout.size,), np.float32
-                ),
-                "action_mask": spaces.Box(0, 1, (self.codec.n,), np.int8),
-            }
-        )
-        self._act_space = spaces.Discrete(self.codec.n)
-        gen = self.scenario.generator
-        self._state_dims = (gen.width[1], gen.height[1]) if gen else (probe.width, probe.height)
-        self.state_space = spaces.Box(
-            -observation.BOUND,
-            observation.BOUND,
-            (observation.state_size(*self._state_dims, self.layout.n_slots),),
-            np.float32,
-        )
-
-    def _agent_names(self, battle: Any) -> list[str]:
-        """Every possible agent: for a procedural scenario, the largest team sizes."""
-        if self.scenario.generator is not None:
-            gen = self.scenario.generator
-            return [f"{t}_{i}" for t in gen.teams for i in range(gen.team_size[1])]
-        return agent_names(battle.creatures.values())
+        self.possible_agents = list(spec.possible_agents)
+        self._obs_space = spec.observation_space
+        self._act_space = spec.action_space
+        self._state_dims = spec.state_dims
+        self.state_space = spec.state_space
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The same Dict space for every agent."""

@@ -87,7 +87,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from facing_env.env import raw_env
+from facing_env.env import EnvSpec
 from facing_env.errors import EnvStateError, IllegalActionError
 from facing_env.fast.batch import BatchEngine
 from facing_env.fast.geometry import winner as engine_winner
@@ -138,26 +138,26 @@ class VectorEnv:
         self.num_envs = int(num_envs)
         self.seed = seed
         self.record_events = bool(record_events)
-        probe = raw_env(source, **env_kwargs)  # the options, spaces and names of one battle
-        self.scenario: Scenario = probe.scenario  # with any ``rewards=`` override
-        self.possible_agents: list[str] = list(probe.possible_agents)
+        spec = EnvSpec.build(source, **env_kwargs)  # the AEC env's: options, spaces, names
+        self.env_spec = spec
+        """What a battle looks like, the same object ``raw_env`` builds for these options."""
+        self.scenario: Scenario = spec.scenario  # with any ``rewards=`` override
+        self.possible_agents: list[str] = list(spec.possible_agents)
         self.teams: tuple[str, ...] = tuple(self.scenario.teams)
-        self.single_observation_space: spaces.Dict = probe.observation_space(
-            self.possible_agents[0]
-        )
-        self.single_action_space: spaces.Discrete = probe.action_space(self.possible_agents[0])
+        self.single_observation_space: spaces.Dict = spec.observation_space
+        self.single_action_space: spaces.Discrete = spec.action_space
         self.observation_size = int(self.single_observation_space["observation"].shape[0])
         self.n_actions = int(self.single_action_space.n)
-        self._render_dims = probe._state_dims
+        self._render_dims = spec.state_dims
         self._engine = BatchEngine(
             self.scenario,
             self.num_envs,
             agent_names=self.possible_agents,
-            layout=probe.layout,
+            layout=spec.layout,
             n_actions=self.n_actions,
-            dice_mode=probe.dice_mode,
-            max_rounds=probe.max_rounds,
-            flat_footed_start=probe.flat_footed_start,
+            dice_mode=spec.dice_mode,
+            max_rounds=spec.max_rounds,
+            flat_footed_start=spec.flat_footed_start,
             record_events=self.record_events,
             threads=default_threads(self.num_envs) if threads is None else int(threads),
         )

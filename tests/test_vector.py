@@ -427,3 +427,21 @@ def test_a_tampered_mask_never_reaches_the_engine():
         b = venv.battle(i)
         assert all(b.in_bounds(c.pos) for c in b.creatures.values())
     venv.close()
+
+
+@pytest.mark.parametrize("scenario", ["duel", "procedural"])
+def test_vector_env_and_aec_env_share_one_spec(scenario, monkeypatch):
+    """Issue 32: one spec object (spaces, names, layout) for both faces; ``VectorEnv`` no
+    longer builds a whole ``raw_env`` as a probe."""
+    options = {"max_rounds": 7, "window": 9, "rewards": {"kill": 2.0}}
+    aec = raw_env(scenario, **options)
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("VectorEnv built a raw_env")
+
+    monkeypatch.setattr(raw_env, "__init__", refuse)
+    venv = VectorEnv(scenario, num_envs=2, seed=0, threads=1, **options)
+    assert venv.env_spec == aec.env_spec
+    assert venv.single_observation_space == aec.observation_space(aec.possible_agents[0])
+    assert venv.possible_agents == aec.possible_agents and venv.env_spec.max_rounds == 7
+    assert venv.scenario.rewards.kill == 2.0
