@@ -28,9 +28,7 @@ from facing_env.actions import (
     ATTACK_BASE,
     MOVE_BASE,
     STEP_BASE,
-    ActionCodec,
     action_names,
-    creature_slots,
 )
 from facing_env.agents import make_agent
 from facing_env.fast import legality as scan
@@ -40,6 +38,7 @@ from facing_env.fast.lookup import Tables, tables_of
 from facing_env.fast.state import State, allocate_for, load
 from facing_env.rules import engine, legality
 from facing_env.rules.battle import Battle
+from facing_env.rules.codec import ActionCodec, creature_slots
 from facing_env.rules.engine import Action
 from facing_env.rules.turns import AttackSlot
 from tests.env_play import SCENARIOS

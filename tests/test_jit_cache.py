@@ -25,6 +25,10 @@ def _copy_of_the_package(tmp_path: Path, monkeypatch) -> Path:
         package,
         ignore=shutil.ignore_patterns("__pycache__", "_compiled"),
     )
+    agents = Path(_jit_cache._agents_dir())
+    shutil.copytree(  # beside the package, as in a checkout (an editable install maps it)
+        agents, tmp_path / "agents", ignore=shutil.ignore_patterns("__pycache__")
+    )
     monkeypatch.setattr(_jit_cache, "_PACKAGE", package)
     return package
 

@@ -26,10 +26,10 @@ from facing_env.actions import (
     RUN_INDEX,
     STEP_BASE,
     TURN_BASE,
-    ActionCodec,
     action_names,
 )
 from facing_env.rules import engine, geometry
+from facing_env.rules.codec import ActionCodec
 from facing_env.scenario import (
     CONFIG_DIR,
     GeneratorSpec,

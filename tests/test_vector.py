@@ -441,7 +441,10 @@ def test_vector_env_and_aec_env_share_one_spec(scenario, monkeypatch):
 
     monkeypatch.setattr(raw_env, "__init__", refuse)
     venv = VectorEnv(scenario, num_envs=2, seed=0, threads=1, **options)
-    assert venv.env_spec == aec.env_spec
+    mine, theirs = venv.env_spec, aec.env_spec
+    for field in ("max_rounds", "dice_mode", "layout", "codec", "possible_agents", "state_dims"):
+        assert getattr(mine, field) == getattr(theirs, field), field
+    assert mine.state_space == theirs.state_space and mine.action_space == theirs.action_space
     assert venv.single_observation_space == aec.observation_space(aec.possible_agents[0])
     assert venv.possible_agents == aec.possible_agents and venv.env_spec.max_rounds == 7
     assert venv.scenario.rewards.kill == 2.0
