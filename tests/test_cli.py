@@ -236,6 +236,7 @@ def test_ceiling_refuses_a_round_limit_it_could_not_finish(capsys):
         ["facing_env.bench"],
         ["facing_env.replay"],
         ["facing_env", "ceiling"],
+        ["facing_env", "warm"],
     ],
 )
 def test_help_is_plain_text_with_defaults(command):
