@@ -10,6 +10,7 @@ traceback and before any training or game.
 from __future__ import annotations
 
 import argparse
+import inspect
 import math
 import os
 import re
@@ -52,6 +53,7 @@ def plain(text: str | None) -> str:
     bold marks are dropped."""
     if not text:
         return ""
+    text = inspect.cleandoc(text)  # a function's docstring is indented after its first line
 
     def role(m: re.Match[str]) -> str:
         target = m.group(1)
