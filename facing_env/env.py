@@ -517,14 +517,8 @@ class raw_env(AECEnv):
         k = self._slot.get(agent)
         if k is None:
             return self._absent(agent)
-        if int(eng.state.actor[0]) == k:
-            mask = eng.mask[0].copy()
-        else:
-            # Not this agent's turn (or it is dead, or the battle is over): only the
-            # END_TURN placeholder is set, so masked samplers never see an all-zero mask.
-            # It is never applied.
-            mask = np.zeros(self.codec.n, dtype=np.int8)
-            mask[END_TURN_INDEX] = 1
+        # not this agent's turn (or it is dead, or the battle is over): END_TURN alone
+        mask = eng.mask[0].copy() if int(eng.state.actor[0]) == k else self._end_turn_only()
         obs = {"observation": eng.observe_one(k).copy(), "action_mask": mask}
         self._obs_cache[agent] = obs
         return obs
@@ -535,10 +529,18 @@ class raw_env(AECEnv):
         wrappers that observe every possible agent expect (TorchRL, SuperSuit)."""
         if agent not in self.possible_agents:
             raise KeyError(f"observe({agent!r}): not one of possible_agents")
+        shape = self.observation_space(agent)["observation"].shape
+        return {
+            "observation": np.zeros(shape, dtype=np.float32),
+            "action_mask": self._end_turn_only(),
+        }
+
+    def _end_turn_only(self) -> np.ndarray:
+        """The mask of an agent that is not acting: END_TURN alone (never applied; masked
+        samplers never see an all-zero mask)."""
         mask = np.zeros(self.codec.n, dtype=np.int8)
         mask[END_TURN_INDEX] = 1
-        shape = self.observation_space(agent)["observation"].shape
-        return {"observation": np.zeros(shape, dtype=np.float32), "action_mask": mask}
+        return mask
 
     def state(self) -> np.ndarray:
         """A global view of the battle (see :func:`facing_env.observation.build_state`)."""

@@ -42,13 +42,6 @@ from facing_env.evaluation.match import Agent
 from facing_env.rules.dice import check_mode
 from facing_env.train import league
 
-
-def finite_penalty(value: object) -> float:
-    """``illegal_penalty`` checked: a finite number (a NaN or an infinity would poison every
-    return it is added to)."""
-    return finite_number(value, "illegal_penalty")
-
-
 MAX_RESETS = 100
 """Battles drawn per ``reset`` at most while looking for one in which the learner acts."""
 
@@ -85,7 +78,7 @@ class TeamLearnerEnv(gym.Env):
         self.gamma = float(gamma)
         self._phi = 0.0
         self.illegal_action = illegal_action
-        self.illegal_penalty = finite_penalty(illegal_penalty)
+        self.illegal_penalty = finite_number(illegal_penalty, "illegal_penalty")
         self.env = raw_env(scenario=scenario, render_mode=render_mode, **env_kwargs)
         self.scenario = scenario
         self.render_mode = render_mode

@@ -50,10 +50,10 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
 from facing_env.actions import END_TURN_INDEX
 from facing_env.agents.base import act_batch
+from facing_env.env import finite_number
 from facing_env.errors import IllegalActionError
 from facing_env.evaluation.match import Agent
 from facing_env.train import league
-from facing_env.train.team_env import finite_penalty
 from facing_env.vector import VectorEnv
 
 MAX_RESTARTS = 100
@@ -109,7 +109,7 @@ class TeamVecEnv(VecEnv):
         self.scenario = scenario
         self.learner_team = learner_team
         self.illegal_action = illegal_action
-        self.illegal_penalty = finite_penalty(illegal_penalty)
+        self.illegal_penalty = finite_number(illegal_penalty, "illegal_penalty")
         self._rng = np.random.default_rng(seed)
         self._pool: list[tuple[str, Agent]] = []  # removed ones stay while battles use them
         self._live: list[bool] = []  # which entries of the pool new battles may draw
