@@ -31,40 +31,11 @@ def _run_tool(name: str, argv: list[str]) -> int:
     elif name == "replay":
         from facing_env.render.replay import main as tool
     elif name == "warm":
-        tool = warm
+        from facing_env.warm import warm as tool
     else:
         from facing_env.evaluation.ceiling import main as tool
     status = tool(argv)
     return status if isinstance(status, int) else 0
-
-
-def warm(argv: list[str] | None = None) -> int:
-    """Compile the kernels into the cache: the AEC env, ``VectorEnv``, the scripted agents
-    and the expert, playing a few duel games (the kernels' types are the same for every
-    scenario); prints the seconds it took."""
-    parser = cli.parser("python -m facing_env warm", warm.__doc__)
-    parser.parse_args(argv)
-    import time
-
-    from facing_env.agents import make_agent
-    from facing_env.env import env as make_env
-    from facing_env.evaluation.match import play_games
-
-    start = time.perf_counter()
-    aec = make_env(scenario="duel")
-    aec.reset(seed=0)
-    rng = np.random.default_rng(0)
-    for _agent in aec.agent_iter(max_iter=200):
-        obs, _, done, cut, _ = aec.last()
-        aec.step(None if done or cut else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    agents = {name: make_agent(name) for name in ("aggressive", "flanker", "defensive", "expert")}
-    lineups = [
-        {"red": agents["expert"], "blue": agents["flanker"]},
-        {"red": agents["aggressive"], "blue": agents["defensive"]},
-    ]
-    play_games("duel", lineups, seed=0, max_rounds=2)
-    print(f"kernels compiled and cached in {time.perf_counter() - start:.0f} s")
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

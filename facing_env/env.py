@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -82,10 +83,18 @@ from facing_env.rules import engine
 from facing_env.rules.battle import Battle, agent_names
 from facing_env.rules.codec import ActionCodec, creature_slots
 from facing_env.rules.dice import Dice, check_mode
+from facing_env.rules.play import ReadableBattle
 from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario, reward_weights
 
 ILLEGAL_ACTIONS = ("raise", "end_turn")
 """What ``raw_env(illegal_action=...)`` does with an action the mask forbids."""
+ENGINES = ("auto", "compiled", "readable")
+"""What ``raw_env(engine=...)`` plays on: the compiled kernels, the readable engine
+(:mod:`facing_env.rules.play`: no compiling, about 20 times slower, the same battles), or
+the readable one until the kernels are compiled (:mod:`facing_env.warm`), then the kernels."""
+ENGINE_VARIABLE = "FACING_ENV_ENGINE"
+"""The environment variable that gives ``raw_env``'s ``engine`` when it is not passed
+(default ``"auto"``)."""
 
 
 def finite_number(value: object, name: str) -> float:
@@ -206,8 +215,18 @@ class raw_env(AECEnv):
         max_cycles: int | None = None,
         illegal_action: str = "raise",
         illegal_penalty: float = -0.1,
+        engine: str | None = None,
     ) -> None:
         super().__init__()
+        source = "engine"
+        if engine is None:
+            source, engine = ENGINE_VARIABLE, os.environ.get(ENGINE_VARIABLE) or "auto"
+        if engine not in ENGINES:
+            raise ValueError(f"{source} must be one of {ENGINES}, got {short_repr(engine)}")
+        self.engine = engine
+        """What the battles play on (:data:`ENGINES`); ``"auto"`` decides at each
+        ``reset`` (the kernels once they are compiled, the readable engine before)."""
+        self._play: ReadableBattle | None = None
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(
                 f"illegal_action must be one of {ILLEGAL_ACTIONS}, got {short_repr(illegal_action)}"
@@ -305,6 +324,9 @@ class raw_env(AECEnv):
     def _battle(self) -> Battle:
         """The battle object, brought up to date with the arrays (not marked as handed
         out: for the env's own reads)."""
+        if self._play is not None:
+            assert self._play.battle is not None
+            return self._play.battle
         self._sync_battle()
         battle = self._engine.templates[0]
         assert battle is not None
@@ -322,8 +344,11 @@ class raw_env(AECEnv):
         """Load the battle object into the arrays (it may have been changed by hand) and
         scan its legal actions again."""
         if self._exposed:
-            load(self._engine.state, 0, self._battle, self._dice)
-            self._engine.rescan()
+            if self._play is not None:
+                self._play.scan()
+            else:
+                load(self._engine.state, 0, self._battle, self._dice)
+                self._engine.rescan()
             self._obs_cache = {}
             self._exposed = False
 
@@ -333,6 +358,10 @@ class raw_env(AECEnv):
         """Start a new battle; ``seed`` fixes the whole trajectory."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
+        if self._readable():
+            self._reset_readable()
+            return
+        self._play = None
         eng = self._fresh_engine()
         battle, self._dice, start_events = eng.start(0, self._rng)
         restarted = eng.templates[0] is None  # restarted in the arrays: no object yet
@@ -350,6 +379,40 @@ class raw_env(AECEnv):
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
         eng.rewards[0] = 0.0
         self._finish_step(bool(eng.state.actor[0] < 0), False)
+
+    def _readable(self) -> bool:
+        """Whether this battle plays on the readable engine (``engine``; for ``"auto"``:
+        while the kernels are not compiled, which starts their compile in the
+        background, :mod:`facing_env.warm`)."""
+        if self.engine != "auto":
+            return self.engine == "readable"
+        from facing_env import warm
+
+        if warm.kernels_ready():
+            return False
+        warm.compile_in_background()
+        return True
+
+    def _reset_readable(self) -> None:
+        """``reset`` on the readable engine (:class:`~facing_env.rules.play.ReadableBattle`)."""
+        play = self._play
+        if play is None or (play.scenario, play.max_rounds) != (self.scenario, self.max_rounds):
+            play = self._play = ReadableBattle(
+                self.scenario, self.layout, self.codec, self.max_rounds, self.flat_footed_start
+            )
+        play.flat_footed_start = self.flat_footed_start
+        start_events = play.start(self._rng, self.dice_mode)
+        battle = play.battle
+        assert battle is not None
+        self._dice, self._stale, self._exposed = play.dice, False, False
+        names = agent_names(battle.creatures.values())
+        self._begin_agents(battle, names)
+        self._names = names
+        self._slot = {a: k for k, a in enumerate(names)}
+        self._events = list(start_events)
+        self._log.count[0] = 0
+        self._obs_cache = {}
+        self._finish_step(engine.is_over(battle), False)
 
     def _begin_agents(self, battle: Battle, names: list[str]) -> None:
         """A new episode's agents (``names``, by creature in spec order) and their
@@ -382,15 +445,28 @@ class raw_env(AECEnv):
             index = action  # the common case, checked without the general path's calls
         else:
             index = self._action_index(agent, action)
-        eng = self._engine
         if self._exposed:
             self._read_back()
+        play = self._play
+        mask = play.mask if play is not None else self._engine.mask[0]
         illegal = None
-        if not eng.mask[0, index]:
+        if not mask[index]:
             if self.illegal_action == "raise":
                 raise IllegalActionError(self._why_illegal(agent, index))
             illegal, index = index, END_TURN_INDEX
         self._cumulative_rewards[agent] = 0.0
+        if play is not None:
+            events, over, truncated = play.step(index)
+            self._events.extend(events)
+            self._finish_step(over, truncated)
+        else:
+            self._step_arrays(index)
+        if illegal is not None:
+            self._penalise(agent, illegal)
+
+    def _step_arrays(self, index: int) -> None:
+        """``step`` on the kernels: one compiled call, its events gathered as arrays."""
+        eng = self._engine
         log = self._log
         if log.count[0] > log.kind.shape[1] - eng.ev.kind.shape[1]:
             self._read_log()  # room for one more step's events
@@ -398,8 +474,6 @@ class raw_env(AECEnv):
         self._stale = True
         eng.append_log(0, log)
         self._finish_step(bool(ends[0]), bool(ends[1]))
-        if illegal is not None:
-            self._penalise(agent, illegal)
 
     def _penalise(self, agent: str, index: int) -> None:
         """``illegal_action="end_turn"``: the penalty and the refused index of ``agent``'s
@@ -462,19 +536,14 @@ class raw_env(AECEnv):
         """The step's rewards (the engine's row: events, outcome, draw), terminations,
         truncations and the next agent, as PettingZoo's AEC API wants them."""
         self._obs_cache = {}
-        state, row = self._engine.state, self._engine.rewards[0]
-        step_rewards, slot, column = self.rewards, self._slot, self._column
-        hp = state.hp[0]
-        for a in self.agents:
-            k = slot[a]
-            step_rewards[a] = float(row[column[k]])
-            if over or hp[k] <= 0:
-                self.terminations[a] = True
+        if self._play is not None:
+            actor, mask = self._take_readable(over)
+        else:
+            actor, mask = self._take_arrays(over)
         if truncated:
             for a in self.agents:
                 if not self.terminations[a]:
                     self.truncations[a] = True
-        actor = int(state.actor[0])
         masked = self._masked
         if masked is not None and masked in self.infos:
             self.infos[masked].pop("action_mask", None)
@@ -482,10 +551,10 @@ class raw_env(AECEnv):
         if not over and actor >= 0:
             self.agent_selection = self._masked = self._names[actor]
             # the acting agent's mask in its info too (AgileRL reads it there); a copy
-            self.infos[self._masked]["action_mask"] = self._engine.mask[0].copy()
+            self.infos[self._masked]["action_mask"] = mask.copy()
         # AECEnv._accumulate_rewards and _deads_step_first, inlined (same order and result)
         cumulative = self._cumulative_rewards
-        for a, value in step_rewards.items():
+        for a, value in self.rewards.items():
             cumulative[a] += value
         if self.defer_dead_steps and not over and not truncated:
             return  # dropped creatures take their dead steps once the battle is over
@@ -494,6 +563,32 @@ class raw_env(AECEnv):
                 self._skip_agent_selection = self.agent_selection
                 self.agent_selection = a
                 break
+
+    def _take_arrays(self, over: bool) -> tuple[int, np.ndarray]:
+        """The step's rewards and terminations from the kernels' arrays; the acting
+        creature's slot (-1: none) and its mask."""
+        state, row = self._engine.state, self._engine.rewards[0]
+        step_rewards, slot, column = self.rewards, self._slot, self._column
+        hp = state.hp[0]
+        for a in self.agents:
+            k = slot[a]
+            step_rewards[a] = float(row[column[k]])
+            if over or hp[k] <= 0:
+                self.terminations[a] = True
+        return int(state.actor[0]), self._engine.mask[0]
+
+    def _take_readable(self, over: bool) -> tuple[int, np.ndarray]:
+        """:meth:`_take_arrays` from the readable engine's battle."""
+        play = self._play
+        assert play is not None and play.battle is not None
+        creatures, earned = play.battle.creatures, play.earned
+        for a in self.agents:
+            cid = self.agent_to_id[a]
+            self.rewards[a] = float(earned.get(cid, 0.0))
+            if over or creatures[cid].hp <= 0:
+                self.terminations[a] = True
+        actor = play.actor()
+        return (self._slot[self.id_to_agent[actor]] if actor is not None else -1), play.mask
 
     # -- views ----------------------------------------------------------------------------
 
@@ -513,13 +608,23 @@ class raw_env(AECEnv):
             return cached
         if self._exposed:
             self._read_back()
-        eng = self._engine
         k = self._slot.get(agent)
         if k is None:
             return self._absent(agent)
+        play = self._play
+        if play is not None:
+            cid = self.agent_to_id[agent]
+            acting, vector = play.actor() == cid, play.observe(cid)
+            mask = play.mask
+        else:
+            eng = self._engine
+            acting, vector = int(eng.state.actor[0]) == k, eng.observe_one(k).copy()
+            mask = eng.mask[0]
         # not this agent's turn (or it is dead, or the battle is over): END_TURN alone
-        mask = eng.mask[0].copy() if int(eng.state.actor[0]) == k else self._end_turn_only()
-        obs = {"observation": eng.observe_one(k).copy(), "action_mask": mask}
+        obs = {
+            "observation": vector,
+            "action_mask": mask.copy() if acting else self._end_turn_only(),
+        }
         self._obs_cache[agent] = obs
         return obs
 

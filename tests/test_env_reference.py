@@ -1,5 +1,5 @@
 """The AEC env (arrays stepped by :mod:`facing_env.fast`) against the reference env
-(``tests/reference/env.py``: the object engine, ``why_illegal`` and the reference
+(``raw_env(engine="readable")``: the object engine, ``why_illegal`` and the reference
 observation): same actors, observations, masks, rewards, terminations, truncations,
 events, battles and global states after every action, on every scenario, with random
 masked play and with the scripted agents (docs/design.md, speed: one fast engine)."""
@@ -12,7 +12,7 @@ import pytest
 import facing_env
 from facing_env.agents import make_agent
 from tests.env_play import SCENARIOS
-from tests.reference.env import ReferenceEnv
+from tests.reference import readable_env
 
 
 def _same(env, ref, checks: dict) -> None:
@@ -45,7 +45,7 @@ def _play(
 ) -> dict:
     env, ref = pair or (
         facing_env.raw_env(scenario=scenario, dice=dice),
-        ReferenceEnv(scenario=scenario, dice=dice),
+        readable_env(scenario=scenario, dice=dice),
     )
     env.reset(seed=seed)
     ref.reset(seed=seed)
@@ -96,7 +96,7 @@ def test_later_episodes_of_one_env_match_the_reference(scenario):
     """A fixed scenario's later battles restart in the arrays (``fast.start.restart``:
     the opening, a new dice seed, initiative, the first turn) instead of being built and
     loaded again: one env, whole battles seeded and unseeded, against the reference."""
-    pair = (facing_env.raw_env(scenario=scenario), ReferenceEnv(scenario=scenario))
+    pair = (facing_env.raw_env(scenario=scenario), readable_env(scenario=scenario))
     for seed in (3, None, None, 4):
         _play(scenario, seed=seed, players=None, dice=None, limit=400, pair=pair)
 
@@ -105,7 +105,7 @@ def test_later_episodes_of_one_env_match_the_reference(scenario):
 def test_restarts_under_other_dice_match_the_reference(dice):
     pair = (
         facing_env.raw_env(scenario="duel", dice=dice),
-        ReferenceEnv(scenario="duel", dice=dice),
+        readable_env(scenario="duel", dice=dice),
     )
     for seed in (1, None, None):
         _play("duel", seed=seed, players=None, dice=dice, limit=400, pair=pair)

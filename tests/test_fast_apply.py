@@ -22,7 +22,7 @@ from facing_env.fast.state import State, allocate_for, load
 from facing_env.rules import engine
 from facing_env.rules.dice import DICE_MODES
 from tests.env_play import SCENARIOS
-from tests.reference.env import ReferenceEnv
+from tests.reference import readable_env
 
 
 def _compare(kernel: State, reference: State, where: str) -> None:
@@ -44,7 +44,7 @@ def _compare(kernel: State, reference: State, where: str) -> None:
 
 
 def _play(scenario: str, seed: int, dice: str, players: dict[str, str], steps: int) -> int:
-    env = ReferenceEnv(scenario=scenario, dice=dice)
+    env = readable_env(scenario=scenario, dice=dice)
     env.reset(seed=seed)
     s = allocate_for([env.battle], n=1)
     load(s, 0, env.battle, env.dice)

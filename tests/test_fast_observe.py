@@ -25,7 +25,7 @@ from facing_env.rules import engine
 from facing_env.rules.battle import Battle
 from facing_env.scenario import Scenario, load_scenario, scenario_from_dict
 from tests.env_play import SCENARIOS, masked_choice
-from tests.reference.env import ReferenceEnv
+from tests.reference import readable_env
 
 
 @dataclass
@@ -51,7 +51,7 @@ def _play(
 ) -> list[Snapshot]:
     """Snapshots of one episode, every ``every``-th living decision (at most ``limit``),
     and the state after its end: random masked actions, or a scripted agent per team."""
-    env = ReferenceEnv(scenario=scenario, dice=dice)
+    env = readable_env(scenario=scenario, dice=dice)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     agents = {}

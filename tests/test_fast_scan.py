@@ -42,7 +42,7 @@ from facing_env.rules.codec import ActionCodec, creature_slots
 from facing_env.rules.engine import Action
 from facing_env.rules.turns import AttackSlot
 from tests.env_play import SCENARIOS
-from tests.reference.env import ReferenceEnv
+from tests.reference import readable_env
 
 STATES_PER_SCENARIO = 60
 SCRIPTED = ("aggressive", "flanker", "defensive")
@@ -60,7 +60,7 @@ def _episode(scenario: str, seed: int, names: dict[str, str] | None, every: int)
     """One episode of ``scenario``: each team played by a scripted agent (``names``, with
     one random action in five) or at random (None); every ``every``-th decision kept, and
     every one in a turn that withdraws, attacks, runs or may trade 5-foot steps."""
-    env = ReferenceEnv(scenario=scenario)
+    env = readable_env(scenario=scenario)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     random = make_agent("random")

@@ -10,7 +10,7 @@ reset, see ``tests/env_play.py``):
   ``engine.legal_actions`` (every candidate checked by ``why_illegal``), and the movement
   cost the scan records for each legal step (what ``apply`` pays) is ``rules.step_cost``'s;
 - the env's observation of every agent equals the slow cell-by-cell build of
-  ``tests/reference/observation.py`` (clipped to ``observation.BOUND`` like the env's).
+  ``facing_env/rules/observation.py`` (clipped to ``observation.BOUND`` like the env's).
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ import facing_env
 from facing_env import IllegalActionError, observation, rules
 from facing_env.fast.legality import FULL_ROUND as FULL_ROUND_CODE
 from facing_env.rules import engine, legality
+from facing_env.rules import observation as reference
 from facing_env.rules.dice import Dice
 from facing_env.scenario import load_scenario
 from tests.env_play import SCENARIOS, copy_battle, walk
-from tests.reference import observation as reference
 
 PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 DICE = ("roll", "expected")

@@ -1,7 +1,8 @@
 """``python -m facing_env.bench [--quick]``: steps per second of random masked play.
 
-For every built-in scenario it plays random masked actions through ``facing_env.env()``
-(observation and mask included, as a learner would see them) and reports steps per second,
+For every built-in scenario it plays random masked actions through
+``facing_env.env(engine="compiled")`` (observation and mask included, as a learner would
+see them) and reports steps per second,
 then :class:`facing_env.vector.VectorEnv` agent-steps per second (``--num-envs``
 battles, 1024 by default; random masked actions, time inside ``step`` only), then
 observation building alone (``observe`` on a fixed state), and PettingZoo's
@@ -87,7 +88,7 @@ def random_play(factory: Callable[[], AECEnv], steps: int, seed: int = 0) -> Res
 
 def observation_only(scenario: str, repeats: int, seed: int = 0) -> Result:
     """Observations (with mask) per second on the opening state, cache bypassed."""
-    env = make_env(scenario=scenario)
+    env = make_env(scenario=scenario, engine="compiled")
     env.reset(seed=seed)
     raw = env.unwrapped
     agent = raw.agent_selection
@@ -167,7 +168,7 @@ def run(
     c4 = median_of(lambda: random_play(_connect_four, steps), repeats)
     results = [Result("connect_four_v3", c4.steps, c4.seconds, c4.low, c4.high)]
     for name in scenarios:
-        factory = partial(make_env, scenario=name)
+        factory = partial(make_env, scenario=name, engine="compiled")
         r = median_of(lambda factory=factory: random_play(factory, steps), repeats)
         results.append(Result(name, r.steps, r.seconds, r.low, r.high))
     if num_envs:

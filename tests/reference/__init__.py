@@ -1,8 +1,8 @@
 """The readable implementations the tests compare the fast code with (test-only code).
 
-- :mod:`tests.reference.env` and :mod:`tests.reference.observation`: the AEC API over the
-  object engine, with ``why_illegal``'s legal actions and the observation drawn cell by
-  cell (the oracle of ``facing_env.fast``);
+- :func:`readable_env`: the AEC env on the readable engine (``raw_env(engine="readable")``:
+  :mod:`facing_env.rules.play`, the object engine with ``legal_actions`` and the
+  observation drawn cell by cell), the oracle of ``facing_env.fast``;
 - :mod:`tests.reference.agents`, with :mod:`tests.reference.tactics` and
   :mod:`tests.reference.pathing`: the scripted agents as they were written over an
   ``ObservationView`` before their numba kernels (the oracle of ``facing_env/agents/``);
@@ -11,3 +11,14 @@
 The package never imports from here; the constants both sides use
 (``DIAGONAL_COST``, ``ASSUMED_SPEED``) are the package's (:mod:`facing_env.agents.kernels`).
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+from facing_env.env import raw_env
+
+
+def readable_env(**kwargs: Any) -> raw_env:
+    """``raw_env(**kwargs)`` playing on the readable engine, whatever the kernel cache holds."""
+    return raw_env(engine="readable", **kwargs)

@@ -1,17 +1,24 @@
-"""Reference (slow, cell-by-cell) observation builder: the differential oracle for the fast
-one in facing_env.observation. Same layout, drawn the obvious way.
+"""The readable observation writer: an agent's observation vector drawn from a
+:class:`~facing_env.rules.battle.Battle`, cell by cell, the obvious way.
 
-``observe(agent)`` returns ``{"observation": float32 vector, "action_mask": int8 vector}``.
+The twin of the compiled writer (:mod:`facing_env.fast.observation`): the same layout
+(:class:`~facing_env.observation.ObservationLayout`), the same numbers, which the
+differential tests check after every action of every scenario. It is what the AEC env
+observes with when it plays on the readable engine (``raw_env(engine="readable")``, and
+``"auto"`` while the kernels are not compiled yet: :mod:`facing_env.rules.play`).
+
 The vector is the concatenation of (see :class:`ObservationLayout` for offsets):
 
 1. **window**, ``W x W x 18`` (row-major, channels last), centred on the acting
-   creature's ``pos``; channels :data:`CHANNELS`.
+   creature's ``pos``; channels :class:`~facing_env.observation.Channel`.
 2. **table**, ``K x 33``: one row per creature slot (self, allies, enemies in spec order,
-   the same rows as the ATTACK actions); columns :data:`FEATURES`.
-3. **scalars**, 13 values about the turn and the rules: :data:`SCALARS`.
+   the same rows as the ATTACK actions); columns :class:`~facing_env.observation.Column`.
+3. **scalars**, 13 values about the turn and the rules
+   (:class:`~facing_env.observation.Scalar`), then the tactics part.
 
 Positions are relative to the observer; the areas are those of the rule set (flank and
-side share a channel). Creatures without facing have facing (0, 0).
+side share a channel). Creatures without facing have facing (0, 0). The values are not
+clipped here (the env clips them to ``observation.BOUND``).
 """
 
 from __future__ import annotations
