@@ -216,6 +216,7 @@ class raw_env(AECEnv):
         illegal_action: str = "raise",
         illegal_penalty: float = -0.1,
         engine: str | None = None,
+        flat_observation: bool = False,
     ) -> None:
         super().__init__()
         source = "engine"
@@ -227,6 +228,15 @@ class raw_env(AECEnv):
         """What the battles play on (:data:`ENGINES`); ``"auto"`` decides at each
         ``reset`` (the kernels once they are compiled, the readable engine before)."""
         self._play: ReadableBattle | None = None
+        if not isinstance(flat_observation, (bool, np.bool_)):
+            raise ValueError(
+                f"flat_observation must be True or False, got {short_repr(flat_observation)}"
+            )
+        self.flat_observation = bool(flat_observation)
+        """Whether an observation is the vector alone (a ``Box``) with every agent's mask
+        in ``infos[agent]["action_mask"]``, for wrappers that take Box observations only
+        (SuperSuit's ``frame_stack``, ``pad_observations``, ``black_death``); otherwise
+        the ``{"observation", "action_mask"}`` dict."""
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(
                 f"illegal_action must be one of {ILLEGAL_ACTIONS}, got {short_repr(illegal_action)}"
@@ -265,13 +275,16 @@ class raw_env(AECEnv):
         self._rng = np.random.default_rng()
         self._log = allocate_events(1, LOG_CAPACITY)  # the steps' events, not yet read
         self.possible_agents = list(spec.possible_agents)
-        self._obs_space = spec.observation_space
+        self._obs_space = (
+            spec.observation_space["observation"] if flat_observation else spec.observation_space
+        )
         self._act_space = spec.action_space
         self._state_dims = spec.state_dims
         self.state_space = spec.state_space
 
     def observation_space(self, agent: str) -> spaces.Space:
-        """The same Dict space for every agent."""
+        """The same space for every agent: the Dict of the observation vector and the
+        mask (the vector's Box alone with ``flat_observation``)."""
         return self._obs_space
 
     def action_space(self, agent: str) -> spaces.Space:
@@ -552,6 +565,10 @@ class raw_env(AECEnv):
             self.agent_selection = self._masked = self._names[actor]
             # the acting agent's mask in its info too (AgileRL reads it there); a copy
             self.infos[self._masked]["action_mask"] = mask.copy()
+        if self.flat_observation:  # every agent's mask in its info (Box-only wrappers)
+            for a in self.agents:
+                if a != self._masked:
+                    self.infos[a]["action_mask"] = self._end_turn_only()
         # AECEnv._accumulate_rewards and _deads_step_first, inlined (same order and result)
         cumulative = self._cumulative_rewards
         for a, value in self.rewards.items():
@@ -600,9 +617,14 @@ class raw_env(AECEnv):
             self._exposed = True
             self._read_back()
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
         """The agent's observation and action mask (END_TURN alone for anyone but the
-        actor)."""
+        actor); with ``flat_observation`` the vector alone (the mask is in its info)."""
+        obs = self._observation(agent)
+        return obs["observation"] if self.flat_observation else obs
+
+    def _observation(self, agent: str) -> dict[str, np.ndarray]:
+        """:meth:`observe`'s dict (cached until the next step)."""
         cached = self._obs_cache.get(agent)
         if cached is not None:
             return cached
@@ -634,7 +656,7 @@ class raw_env(AECEnv):
         wrappers that observe every possible agent expect (TorchRL, SuperSuit)."""
         if agent not in self.possible_agents:
             raise KeyError(f"observe({agent!r}): not one of possible_agents")
-        shape = self.observation_space(agent)["observation"].shape
+        shape = self.env_spec.observation_space["observation"].shape
         return {
             "observation": np.zeros(shape, dtype=np.float32),
             "action_mask": self._end_turn_only(),

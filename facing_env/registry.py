@@ -7,6 +7,8 @@ and the parallel API::
     import facing_env, pettingzoo
     env = pettingzoo.make("aec", "facing_env/Duel-v2")
     par = pettingzoo.make("parallel", "facing_env/Skirmish-v2", dice="expected")
+
+PettingZoo before 1.27 has no registry: there the ids are not registered (nothing fails).
 """
 
 from __future__ import annotations
@@ -30,8 +32,17 @@ def registered_ids() -> dict[str, str]:
     return {env_id(name): name for name in scenario_names()}
 
 
+def has_registry() -> bool:
+    """Whether this PettingZoo has a registry (``pettingzoo.make``: 1.27 on; the package
+    works with 1.24 on, where ``facing_env.env(...)`` is the way to make one)."""
+    return hasattr(pettingzoo, "register") and hasattr(pettingzoo, "aec_registry")
+
+
 def register_scenarios() -> None:
-    """Register every built-in scenario (AEC and parallel); safe to call more than once."""
+    """Register every built-in scenario (AEC and parallel) where PettingZoo has a registry;
+    safe to call more than once."""
+    if not has_registry():
+        return
     for id_, name in registered_ids().items():
         if id_ in pettingzoo.aec_registry:
             continue

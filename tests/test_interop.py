@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pettingzoo
 import pytest
+from gymnasium import spaces
 from pettingzoo.test import api_test
 
 import facing_env
@@ -151,3 +152,51 @@ def test_illegal_action_is_checked():
         facing_env.env(scenario="duel", illegal_action="ignore")
     with pytest.raises(ValueError, match="illegal_penalty must be a finite number"):
         facing_env.env(scenario="duel", illegal_action="end_turn", illegal_penalty=float("nan"))
+
+
+@pytest.mark.parametrize("scenario", ["duel", "skirmish", "procedural"])
+def test_flat_observation_passes_the_api_test(scenario):
+    """Issue 34: a Box observation (the vector alone), every agent's mask in its info."""
+    env = facing_env.env(scenario=scenario, flat_observation=True)
+    space = env.observation_space(env.possible_agents[0])
+    assert isinstance(space, spaces.Box) and space.shape == (env.unwrapped.layout.size,)
+    api_test(env, num_cycles=100)
+
+
+def test_flat_observation_is_the_dict_vector_and_its_masks_are_in_the_infos():
+    flat = facing_env.raw_env(scenario="skirmish", flat_observation=True)
+    full = facing_env.raw_env(scenario="skirmish")
+    flat.reset(seed=5)
+    full.reset(seed=5)
+    rng = np.random.default_rng(5)
+    for _ in range(120):
+        if not full.agents:
+            break
+        actor = full.agent_selection
+        assert flat.agent_selection == actor
+        for agent in full.agents:
+            want = full.observe(agent)
+            got = flat.observe(agent)
+            assert got.shape == flat.observation_space(agent).shape
+            np.testing.assert_array_equal(got, want["observation"])
+            np.testing.assert_array_equal(flat.infos[agent]["action_mask"], want["action_mask"])
+        dead = full.terminations[actor] or full.truncations[actor]
+        mask = full.observe(actor)["action_mask"]
+        action = None if dead else int(rng.choice(np.flatnonzero(mask)))
+        full.step(action)
+        flat.step(action)
+
+
+def test_flat_observation_is_checked():
+    with pytest.raises(ValueError, match="flat_observation must be True or False, got 'yes'"):
+        facing_env.raw_env(flat_observation="yes")
+
+
+def test_a_pettingzoo_without_registry_registers_nothing_and_fails_nothing(monkeypatch):
+    """PettingZoo 1.24-1.26 have no ``register`` (issue 34: AgileRL pins < 1.27)."""
+    from facing_env import registry
+
+    assert registry.has_registry()
+    monkeypatch.delattr(pettingzoo, "register")
+    assert not registry.has_registry()
+    registry.register_scenarios()  # a no-op, not an AttributeError
