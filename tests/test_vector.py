@@ -34,7 +34,11 @@ def test_shapes_dtypes_and_reused_buffers():
     first = obs["observation"]
     out = venv.step(np.zeros(3, dtype=np.int64))  # END_TURN is always allowed
     assert out[0]["observation"] is first  # the same buffer, overwritten
-    assert out[1].shape == (3, k) and out[1].dtype == np.float32
+    assert out[1].shape == (3,) and out[1].dtype == np.float32  # the first team's seat
+    creature = out[4]["creature_rewards"]
+    assert creature.shape == (3, k) and creature.dtype == np.float32
+    again = venv.step(np.zeros(3, dtype=np.int64))
+    assert again[1] is out[1] and again[4]["creature_rewards"] is creature
     assert out[2].shape == (3,) and out[2].dtype == bool
     assert out[3].shape == (3,) and out[3].dtype == bool
 
@@ -54,6 +58,7 @@ def test_every_battle_is_the_aec_env_with_seed_plus_i(scenario):
     seen: list[list[tuple]] = [[] for _ in range(n)]
     actions: list[list[int]] = [[] for _ in range(n)]
     rewards: list[list[np.ndarray]] = [[] for _ in range(n)]
+    seat = np.array([a.startswith(f"{venv.teams[0]}_") for a in venv.possible_agents])
     ended: list[list[tuple[int, bool, int]]] = [[] for _ in range(n)]
     for t in range(steps):
         acts = np.array([_random_action(m, rng) for m in obs["action_mask"]], dtype=np.int64)
@@ -64,7 +69,8 @@ def test_every_battle_is_the_aec_env_with_seed_plus_i(scenario):
             actions[i].append(int(acts[i]))
         obs, rew, term, trunc, info = venv.step(acts)
         for i in range(n):
-            rewards[i].append(rew[i].copy())
+            rewards[i].append(info["creature_rewards"][i].copy())
+            assert rew[i] == pytest.approx(float(rewards[i][-1][seat].sum()), abs=1e-5)
             assert not (term[i] and trunc[i])
             if term[i] or trunc[i]:
                 ended[i].append((t, bool(term[i]), int(info["winner"][i])))
@@ -136,8 +142,8 @@ def test_scripted_agents_play_through_it_and_battles_report_their_end():
             ],
             dtype=np.int64,
         )
-        obs, rew, term, trunc, info = venv.step(acts)
-        returns += rew
+        obs, _, term, trunc, info = venv.step(acts)
+        returns += info["creature_rewards"]
         lengths += 1
         for i in np.flatnonzero(term | trunc):
             assert info["episode_length"][i] == lengths[i]
@@ -245,7 +251,8 @@ def test_readme_example_runs_as_printed():
     exec(compile(blocks[0], "README.md", "exec"), namespace)
     venv, rewards = namespace["venv"], namespace["rewards"]
     assert namespace["obs"]["observation"].shape == (1024, venv.observation_size)
-    assert rewards.shape == (1024, len(venv.possible_agents))
+    assert rewards.shape == (1024,)
+    assert namespace["info"]["creature_rewards"].shape == (1024, len(venv.possible_agents))
 
 
 def test_partial_steps_leave_the_other_battles_as_they_are():
@@ -264,17 +271,20 @@ def test_partial_steps_leave_the_other_battles_as_they_are():
         before = obs["observation"].copy(), obs["action_mask"].copy(), info["agent"].copy()
         junk = acts.copy()
         junk[~even] = whole.n_actions + 5  # inactive rows' actions are not read
-        o1, r1, t1, u1, i1 = halves.step(junk, active=even)
-        r1, t1, u1 = r1.copy(), t1.copy(), u1.copy()  # the buffers are reused
+        o1, _, t1, u1, i1 = halves.step(junk, active=even)
+        r1 = i1["creature_rewards"].copy()  # the buffers are reused
+        t1, u1 = t1.copy(), u1.copy()
         np.testing.assert_array_equal(o1["observation"][~even], before[0][~even])
         np.testing.assert_array_equal(o1["action_mask"][~even], before[1][~even])
         np.testing.assert_array_equal(i1["agent"][~even], before[2][~even])
         assert not (r1[~even]).any() and not (t1[~even] | u1[~even]).any()
         junk = acts.copy()
         junk[even] = -1
-        o2, r2, t2, u2, i2 = halves.step(junk, active=~even)
+        o2, _, t2, u2, i2 = halves.step(junk, active=~even)
+        r2 = i2["creature_rewards"]
         assert not (r2[even]).any()
-        obs, rew, term, trunc, info = whole.step(acts)
+        obs, _, term, trunc, info = whole.step(acts)
+        rew = info["creature_rewards"]
         ends += int((term | trunc).sum())
         np.testing.assert_array_equal(o2["observation"], obs["observation"])
         np.testing.assert_array_equal(o2["action_mask"], obs["action_mask"])
@@ -389,12 +399,15 @@ def test_threads_step_the_same_battles(scenario):
             np.testing.assert_array_equal(other[name], obs[name])
         for got, want in ((rew2, rew), (term2, term), (trunc2, trunc)):
             np.testing.assert_array_equal(got, want)
-        for key in ("agent", "winner", "episode_length", "final_observation"):
+        for key in ("agent", "winner", "episode_length", "final_observation", "creature_rewards"):
             np.testing.assert_array_equal(info2[key], info[key])
         ends += int((term | trunc).sum())
     assert ends >= 10
+    assert many._engine._pool is not None
     many.close()
-    many.step(np.array([_random_action(m, rng) for m in other["action_mask"]]))  # threads again
+    assert many.closed and many._engine._pool is None  # the threads stopped
+    with pytest.raises(EnvStateError, match=r"step\(\) after close\(\)"):
+        many.step(np.array([_random_action(m, rng) for m in other["action_mask"]]))
 
 
 def test_default_threads_and_bad_threads(monkeypatch):

@@ -311,8 +311,8 @@ class TeamVecEnv(VecEnv):
         obs, info = start if start is not None else (None, None)
         while True:
             if acts is not None:
-                obs, r, term, trunc, info = venv.step(acts, active=active)
-                earned = (r * self._mine).sum(axis=1)
+                obs, _, term, trunc, info = venv.step(acts, active=active)
+                earned = (info["creature_rewards"] * self._mine).sum(axis=1)
                 reward += np.where(nxt, 0.0, earned)
                 self._pending += np.where(nxt, earned, 0.0)
                 for i in np.flatnonzero(term | trunc):
