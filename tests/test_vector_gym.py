@@ -5,6 +5,8 @@ manager, the repr, and gymnasium's vector wrappers on top."""
 
 from __future__ import annotations
 
+import inspect
+
 import gymnasium
 import numpy as np
 import pytest
@@ -19,6 +21,10 @@ from facing_env.rules import engine
 from facing_env.vector import VectorEnv
 
 ENDED = ("winner", "episode_length", "episode_rounds", "final_obs", "final_info")
+SAME_STEP_STATS = "_autoreset_mode" in inspect.getsource(RecordEpisodeStatistics.step)
+"""Whether this gymnasium's ``RecordEpisodeStatistics`` counts SAME_STEP auto-resets
+(gymnasium 1.3 on; ray's pin, 1.2.2, assumes NEXT_STEP: it drops the first step of every
+episode after a slot's first, so only first episodes are exact there)."""
 
 
 def _random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -110,6 +116,7 @@ def test_record_episode_statistics_counts_the_seats_returns_and_lengths():
     seat = _seat(venv, "blue")
     rng = np.random.default_rng(5)
     returns, lengths, episodes = np.zeros(3), np.zeros(3, dtype=np.int64), 0
+    ended_before = np.zeros(3, dtype=bool)
     aec = raw_env("skirmish", max_rounds=3)
     aec.reset(seed=40)
     aec_return, first = 0.0, None
@@ -131,9 +138,13 @@ def test_record_episode_statistics_counts_the_seats_returns_and_lengths():
             assert "episode" not in info
             continue
         np.testing.assert_array_equal(info["_episode"], done)
-        np.testing.assert_allclose(info["episode"]["r"][done], returns[done], rtol=0, atol=1e-5)
-        np.testing.assert_array_equal(info["episode"]["l"][done], lengths[done])
-        np.testing.assert_array_equal(info["episode"]["l"], info["episode_length"])
+        exact = done if SAME_STEP_STATS else done & ~ended_before
+        np.testing.assert_allclose(info["episode"]["r"][exact], returns[exact], rtol=0, atol=1e-5)
+        np.testing.assert_array_equal(info["episode"]["l"][exact], lengths[exact])
+        np.testing.assert_array_equal(
+            info["episode"]["l"][exact], info["episode_length"][exact]
+        )
+        ended_before |= done
         if done[0] and first is None:
             assert not aec.agents  # the AEC battle ended with the same action
             first = float(info["episode"]["r"][0])
@@ -280,7 +291,8 @@ def test_reset_mask_restarts_only_the_masked_battles():
         if done.any():
             first = done & ~ended
             np.testing.assert_array_equal(info["episode_length"][first], lengths[first])
-            np.testing.assert_array_equal(info["episode"]["l"], info["episode_length"])
+            rows = done if SAME_STEP_STATS else first
+            np.testing.assert_array_equal(info["episode"]["l"][rows], info["episode_length"][rows])
             ended |= done
             lengths[done] = 0
         if ended.all():
