@@ -67,7 +67,7 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo.utils import conversions, wrappers
 
 from facing_env import observation
 from facing_env.actions import END_TURN_INDEX
@@ -729,11 +729,45 @@ def env(**kwargs: Any) -> AECEnv:
     return e
 
 
-def parallel_env(**kwargs: Any) -> Any:
-    """The parallel API through PettingZoo's turn-based conversion."""
-    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+def parallel_env(**kwargs: Any) -> TurnBasedParallel:
+    """The parallel API through PettingZoo's turn-based conversion
+    (:class:`TurnBasedParallel`)."""
+    return TurnBasedParallel(env(**kwargs))
 
-    return turn_based_aec_to_parallel(env(**kwargs))
+
+class TurnBasedParallel(conversions.turn_based_aec_to_parallel_wrapper):
+    """PettingZoo's ``turn_based_aec_to_parallel``, with what wrappers that index every
+    possible agent expect (TorchRL's ``PettingZooWrapper``, issue 34): a possible agent
+    that is not in this battle (a procedural scenario draws fewer creatures than it may)
+    gets the placeholder observation (zeros, the END_TURN-only mask) and an empty info
+    from ``reset`` (PettingZoo's parallel API allows keys beyond ``agents``), so a
+    wrapper can size every agent's entries; ``step`` leaves it out, as it does a dead
+    creature. ``step`` after the battle is over returns five empty dicts (the
+    conversion returns four)."""
+
+    def reset(
+        self, seed: int | None = None, options: dict | None = None
+    ) -> tuple[dict[str, Any], dict[str, dict]]:
+        """PettingZoo's reset, with placeholders for the absent agents."""
+        observations, infos = super().reset(seed=seed, options=options)
+        return self._placeholders(observations, infos)
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """PettingZoo's step (five empty dicts once nobody is left)."""
+        out = super().step(actions)
+        if len(out) < 5:  # noqa: PLR2004 (the conversion's four empty dicts: nobody is left)
+            return {}, {}, {}, {}, {}
+        return out
+
+    def _placeholders(
+        self, observations: dict[str, Any], infos: dict[str, dict]
+    ) -> tuple[dict[str, Any], dict[str, dict]]:
+        raw = self.aec_env.unwrapped
+        for agent in self.possible_agents:
+            if agent not in raw.agent_to_id:
+                observations[agent] = raw.observe(agent)
+                infos[agent] = {}
+        return observations, infos
 
 
 class SkipDeadSteps(wrappers.BaseWrapper):

@@ -121,7 +121,9 @@ def test_registry_make(env_id, strict_pettingzoo):
     par = pettingzoo.make("parallel", env_id)
     assert isinstance(par, pettingzoo.ParallelEnv)
     observations, infos = par.reset(seed=0)
-    assert set(observations) == set(par.agents) and set(infos) == set(par.agents)
+    # every possible agent: placeholders for those a procedural battle leaves out
+    assert set(observations) == set(infos) == set(par.possible_agents)
+    assert set(par.agents) <= set(par.possible_agents)
 
 
 def _grid_char(battle, text_lines: list[str], pos: tuple[int, int]) -> str:

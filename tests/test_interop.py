@@ -200,3 +200,28 @@ def test_a_pettingzoo_without_registry_registers_nothing_and_fails_nothing(monke
     monkeypatch.delattr(pettingzoo, "register")
     assert not registry.has_registry()
     registry.register_scenarios()  # a no-op, not an AttributeError
+
+
+def test_parallel_env_gives_absent_procedural_agents_placeholders_at_reset():
+    """TorchRL sizes every possible agent's entries from ``reset`` (issue 34)."""
+    par = facing_env.parallel_env(scenario="procedural")
+    for seed in range(20):
+        observations, infos = par.reset(seed=seed)
+        absent = set(par.possible_agents) - set(par.agents)
+        if absent:
+            break
+    assert absent, "no procedural battle in 20 seeds left a possible agent out"
+    assert set(observations) == set(infos) == set(par.possible_agents)
+    for agent in absent:
+        assert not observations[agent]["observation"].any() and infos[agent] == {}
+        assert observations[agent]["action_mask"].tolist() == [1] + [0] * (
+            observations[agent]["action_mask"].size - 1
+        )
+    rng = np.random.default_rng(0)
+    while par.agents:
+        actions = {
+            a: int(rng.choice(np.flatnonzero(observations[a]["action_mask"]))) for a in par.agents
+        }
+        observations, *_ = par.step(actions)
+        assert absent.isdisjoint(observations)  # left out of steps, as the dead are
+    assert par.step({}) == ({}, {}, {}, {}, {})  # five dicts once nobody is left

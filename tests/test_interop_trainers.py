@@ -18,6 +18,7 @@ import pytest
 from pettingzoo.utils.wrappers import BaseWrapper
 
 import facing_env
+from facing_env.env import TurnBasedParallel
 from facing_env.rules import engine
 
 
@@ -49,8 +50,10 @@ def _aec(scenario: str, skip: bool, **kwargs):
     return BattleEnds(facing_env.skip_dead_steps(env) if skip else env)
 
 
-@pytest.mark.parametrize("skip", [True, False])
-def test_tianshou_collects_whole_battles_with_skip_dead_steps(skip):
+@pytest.mark.parametrize(
+    ("scenario", "skip"), [("skirmish", True), ("ogre", True), ("skirmish", False)]
+)
+def test_tianshou_collects_whole_battles_with_skip_dead_steps(scenario, skip):
     pytest.importorskip("tianshou")
     from tianshou.algorithm.multiagent.marl import MultiAgentPolicy
     from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
@@ -58,10 +61,10 @@ def test_tianshou_collects_whole_battles_with_skip_dead_steps(skip):
     from tianshou.env import DummyVectorEnv, PettingZooEnv
 
     BattleEnds.ended = []
-    env = PettingZooEnv(_aec("skirmish", skip))
+    env = PettingZooEnv(_aec(scenario, skip))
     random = MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space).policy
     policy = MultiAgentPolicy({agent: random for agent in env.agents})
-    collector = Collector(policy, DummyVectorEnv([lambda: PettingZooEnv(_aec("skirmish", skip))]))
+    collector = Collector(policy, DummyVectorEnv([lambda: PettingZooEnv(_aec(scenario, skip))]))
     collector.reset()
     np.random.seed(0)  # Tianshou's random policy draws from numpy's global generator
     with warnings.catch_warnings():
@@ -76,7 +79,8 @@ def test_tianshou_collects_whole_battles_with_skip_dead_steps(skip):
 
 
 @pytest.mark.parametrize(
-    ("scenario", "parallel"), [("skirmish", True), ("ogre", True), ("skirmish", False)]
+    ("scenario", "parallel"),
+    [("skirmish", True), ("ogre", True), ("procedural", True), ("skirmish", False)],
 )
 def test_torchrl_rolls_out_whole_battles_with_masks(scenario, parallel):
     pytest.importorskip("torchrl")
@@ -84,10 +88,8 @@ def test_torchrl_rolls_out_whole_battles_with_masks(scenario, parallel):
 
     BattleEnds.ended = []
     aec = _aec(scenario, skip=True)
-    if parallel:
-        from pettingzoo.utils.conversions import turn_based_aec_to_parallel
-
-        source, kwargs = turn_based_aec_to_parallel(aec), {"done_on_any": False}
+    if parallel:  # facing_env.parallel_env's class, over the recording wrapper
+        source, kwargs = TurnBasedParallel(aec), {"done_on_any": False}
     else:
         source, kwargs = aec, {}
     with warnings.catch_warnings():
