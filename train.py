@@ -9,9 +9,12 @@ learner plays a whole team against an opponent pool of scripted agents and, with
 self-play, frozen snapshots of itself), the model, callbacks (progress bar, TensorBoard
 scalars, checkpoints, snapshots, periodic evaluation), training, and the final
 evaluation report (round-robin against every scripted agent: win rates with 95% intervals,
-ratings, and where attacks came from). The final model is ``runs/<run_name>/model.zip``;
-its path is the last line printed. Every option is checked before anything is built
-(:func:`check_args`): a mistake ends the run at once with one line and exit status 2.
+ratings, and where attacks came from). The first two lines printed name the run folder
+(``runs/<run_name>/``) and the command that shows its TensorBoard logs, before the kernels
+compile or the cloning starts; progress bars go to stderr (``--no-progress-bar``: none).
+The final model is ``runs/<run_name>/model.zip``; its path is the last line printed.
+Every option is checked before anything is built (:func:`check_args`): a mistake ends the
+run at once with one line and exit status 2.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ except ImportError as exc:  # pragma: no cover - the message is the point
 from facing_env import cli
 from facing_env.agents.learned import PolicyAgent
 from facing_env.env import raw_env
-from facing_env.evaluation.evaluate import evaluate, image_links, plots
+from facing_env.evaluation.evaluate import PairBars, evaluate, image_links, plots
 from facing_env.evaluation.match import Agent
 from facing_env.evaluation.report import Report
 from facing_env.scenario import DEFAULT_SCENARIO, load_scenario, reward_weights
@@ -146,7 +149,8 @@ class Args:
     runs_dir: str = "runs"
     """where run folders go"""
     progress_bar: bool = True
-    """show a progress bar"""
+    """show progress bars on stderr: behaviour cloning (decisions gathered, minibatches
+    fitted), training, the final evaluation (a bar per pair)"""
     torch_threads: int = 2
     """torch CPU threads (with 'dummy' the environments and the updates take turns, so
     both cores serve the updates: 19 min instead of 26 for the default run; use 1 with
@@ -356,10 +360,17 @@ def pretrain(args: Args, model: MaskablePPO, run_dir: Path, env_kwargs: dict) ->
             seed=args.seed + 1_000_000 + 10_000 * r,  # battles apart from the training ones
             gamma=args.gamma,
             player=player,
+            progress=args.progress_bar,
             **kwargs,
         )
         gathered = new if gathered is None else gathered + new
-        metrics = clone(model.policy, gathered, epochs=args.clone_epochs, seed=args.seed + r)
+        metrics = clone(
+            model.policy,
+            gathered,
+            epochs=args.clone_epochs,
+            seed=args.seed + r,
+            progress=args.progress_bar,
+        )
         metrics.update(
             round=r + 1,
             samples=len(gathered),
@@ -389,14 +400,16 @@ def _schedule(start: float) -> Callable[[float], float]:
 def final_report(args: Args, model_path: Path, run_dir: Path, env_kwargs: dict) -> Report:
     """Round-robin of the saved model against the scripted agents; saved as JSON and md."""
     learned = _agent(f"model:{model_path}@{args.eval_temperature!r}")
-    report = evaluate(
-        args.scenario,
-        ["learned", *args.final_eval_agents],
-        args.final_eval_games,
-        seed=100_000,
-        make=lambda name: learned if name == "learned" else _agent(name),
-        **env_kwargs,
-    )
+    with PairBars(args.progress_bar) as bars:  # a bar per pair on stderr
+        report = evaluate(
+            args.scenario,
+            ["learned", *args.final_eval_agents],
+            args.final_eval_games,
+            seed=100_000,
+            make=lambda name: learned if name == "learned" else _agent(name),
+            pair_progress=bars.pair,
+            **env_kwargs,
+        )
     (run_dir / "report.json").write_text(json.dumps(report.to_dict(), indent=2))
     try:  # win rates, learning curves and attack origins, linked from report.md
         images = plots(report, run_dir, tensorboard=run_dir / "tb")
@@ -507,6 +520,13 @@ def _check_agents(args: Args, env_kwargs: dict) -> None:
             raise ValueError("--clone-samples must be at least --clone-rounds")
 
 
+def announce(run_dir: Path) -> None:
+    """Print the run folder and the command that shows its TensorBoard logs (SB3 writes
+    them under ``tb/``), before any long work starts."""
+    print(f"run folder: {run_dir}{os.sep}", flush=True)
+    print(f"TensorBoard: tensorboard --logdir {run_dir / 'tb'}", flush=True)
+
+
 def main(args: Args) -> Path:
     """Check the options, train, save, evaluate; returns the model path."""
     env_kwargs = check_args(args)
@@ -515,6 +535,7 @@ def main(args: Args) -> Path:
     run_dir = Path(args.runs_dir) / run_name
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "args.json").write_text(json.dumps(vars(args), indent=2, default=list))
+    announce(run_dir)  # before the compile, the cloning and the training
     set_random_seed(args.seed)
     torch.set_num_threads(args.torch_threads)
 

@@ -5,6 +5,9 @@
 model files, output folders and files, counts) and report a mistake as argparse does: one
 line ``PROG: error: MESSAGE`` on stderr and exit status 2 (:class:`UsageError`), with no
 traceback and before any training or game.
+
+Long work shows its progress on stderr (:func:`progress_bar`: a tqdm bar, or nothing when
+tqdm is missing or the bar is turned off), so stdout keeps only the results.
 """
 
 from __future__ import annotations
@@ -240,3 +243,40 @@ def env_options(scenario: str, dice: str | None, env_kwargs: dict[str, Any]) -> 
     except ValueError as exc:
         raise ValueError(f"--env-kwargs: {exc}") from None
     return kwargs
+
+
+class NoBar:
+    """A progress bar that draws nothing (tqdm's methods the project calls)."""
+
+    n = 0
+
+    def update(self, n: int = 1) -> None:
+        """Count ``n`` more steps (nothing is drawn)."""
+
+    def set_postfix_str(self, text: str = "", refresh: bool = True) -> None:
+        """Show ``text`` after the bar (nothing is drawn)."""
+
+    def close(self) -> None:
+        """End the bar (nothing to end)."""
+
+    def __enter__(self) -> NoBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def progress_bar(total: int, desc: str, *, enabled: bool | None = None, unit: str = "it") -> Any:
+    """A tqdm progress bar of ``total`` steps on stderr, named ``desc``; a :class:`NoBar`
+    when ``enabled`` is false, or is None (the default) and stderr is not a terminal, or
+    tqdm is not installed (it comes with the ``train`` extra). Use it as tqdm's: ``update``,
+    ``set_postfix_str``, ``close`` or a ``with`` block."""
+    if enabled is None:
+        enabled = sys.stderr is not None and sys.stderr.isatty()
+    if not enabled:
+        return NoBar()
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return NoBar()
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True)

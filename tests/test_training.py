@@ -115,11 +115,19 @@ def test_wilson_interval_known_values():
     assert wilson_interval(0, 0) == (0.0, 1.0)
 
 
-def test_evaluate_command_writes_json_markdown_and_replays(tmp_path):
+def test_evaluate_command_writes_json_markdown_and_replays(tmp_path, capsys):
     out, md, rec = tmp_path / "r.json", tmp_path / "r.md", tmp_path / "replays"
     argv = ["--scenario", "skirmish", "--agents", "flanker", "aggressive", "random"]
     argv += ["--games", "4", "--json", str(out), "--markdown", str(md), "--record", str(rec)]
     evaluate_main(argv)
+    printed = capsys.readouterr()
+    assert printed.out.startswith("## Evaluation on `skirmish` (4 games per pair)")
+    assert "wrote" not in printed.out  # stdout is the report alone
+    assert printed.err.splitlines() == [  # no bars: stderr is not a terminal
+        f"wrote {out}",
+        f"wrote {md}",
+        f"wrote {rec}{os.sep} (12 replays)",
+    ]
     data = json.loads(out.read_text())
     assert {(p["a"], p["b"]) for p in data["pairs"]} == {
         ("flanker", "aggressive"),
@@ -137,6 +145,62 @@ def test_evaluate_command_writes_json_markdown_and_replays(tmp_path):
     assert len(records) == 12
     replay = json.loads(records[0].read_text())
     assert replay["format"] == "facing_env.replay/1" and replay["actions"]
+
+
+@pytest.mark.parametrize("progress", ["on", "off", "auto"])
+def test_evaluate_command_draws_a_bar_per_pair_on_stderr(capsys, progress):
+    """--progress on: one bar per pair counting its games, each ending full; off, or auto
+    when stderr is not a terminal (captured here): none. stdout holds the report alone."""
+    pytest.importorskip("tqdm")
+    argv = ["--agents", "flanker", "aggressive", "random", "--games", "3"]
+    evaluate_main([*argv, "--progress", progress])
+    printed = capsys.readouterr()
+    assert printed.out.startswith("## Evaluation on `duel` (3 games per pair)")
+    assert "%|" not in printed.out
+    lines = printed.err.replace("\r", "\n").splitlines()
+    full = [line.split(":")[0] for line in lines if "100%|" in line and "| 3/3 [" in line]
+    if progress != "on":
+        assert printed.err == ""
+        return
+    assert list(dict.fromkeys(full)) == [
+        "flanker vs aggressive",
+        "flanker vs random",
+        "aggressive vs random",
+    ]
+    starts = [line.split(":")[0] for line in lines if "0%|" in line and "| 0/3 [" in line]
+    assert starts == ["flanker vs aggressive", "flanker vs random", "aggressive vs random"]
+
+
+def test_evaluate_calls_pair_progress_once_per_pair_and_counts_every_game():
+    from facing_env.evaluation.evaluate import evaluate
+
+    calls: list[tuple[str, str, int]] = []
+    counted: dict[tuple[str, str], int] = {}
+    every: list[int] = []
+
+    def pair(a: str, b: str, games: int):
+        calls.append((a, b, games))
+        counted[a, b] = 0
+
+        def step(n: int) -> None:
+            counted[a, b] += n
+
+        return step
+
+    evaluate(
+        "duel", ["flanker", "random", "aggressive"], 3, pair_progress=pair, progress=every.append
+    )
+    assert calls == [
+        ("flanker", "random", 3),
+        ("flanker", "aggressive", 3),
+        ("random", "aggressive", 3),
+    ]
+    assert counted == {
+        ("flanker", "random"): 3,
+        ("flanker", "aggressive"): 3,
+        ("random", "aggressive"): 3,
+    }
+    assert every == [1] * 9
 
 
 def test_evaluate_command_names_bad_input(capsys):
@@ -228,9 +292,11 @@ def test_train_py_on_the_batched_vec_env(tmp_path, train):
     assert model_path.exists() and len(list((model_path.parent / "snapshots").glob("*.zip"))) >= 2
 
 
-def test_train_py_clones_a_scripted_agent_before_ppo(tmp_path, train):
+def test_train_py_clones_a_scripted_agent_before_ppo(tmp_path, train, capsys):
     """--clone: the rounds of cloning are measured in clone.json (the first on the
-    agent's own battles, the next DAgger's), then PPO trains from the cloned policy."""
+    agent's own battles, the next DAgger's), then PPO trains from the cloned policy.
+    stdout: the run folder and the TensorBoard command first (before the cloning), the
+    model's path last; --no-progress-bar: nothing on stderr."""
     args = train.Args(
         total_timesteps=128,
         n_steps=64,
@@ -248,7 +314,19 @@ def test_train_py_clones_a_scripted_agent_before_ppo(tmp_path, train):
         progress_bar=False,
     )
     model_path = train.main(args)
-    rounds = json.loads((model_path.parent / "clone.json").read_text())
+    run_dir = model_path.parent
+    printed = capsys.readouterr()
+    lines = printed.out.splitlines()
+    assert lines[:2] == [
+        f"run folder: {run_dir}{os.sep}",
+        f"TensorBoard: tensorboard --logdir {run_dir / 'tb'}",
+    ]
+    assert lines[2].startswith("clone round 1/2: flanker won ")
+    assert lines[3].startswith("clone round 2/2: the cloned policy won ")
+    assert lines[-1] == str(model_path) and len(lines) == 6
+    assert list((run_dir / "tb").rglob("events.out.tfevents.*"))  # the folder it names
+    assert "clone:" not in printed.err and "%|" not in printed.err
+    rounds = json.loads((run_dir / "clone.json").read_text())
     assert [r["round"] for r in rounds] == [1, 2]
     assert rounds[0]["samples"] >= 200 and rounds[1]["samples"] >= rounds[0]["samples"] + 200
     assert all(0.0 <= r["accuracy"] <= 1.0 and r["battles"] >= 1 for r in rounds)

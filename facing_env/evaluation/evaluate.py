@@ -21,6 +21,11 @@ around the defender (``attack_origins``, offsets in the defender's frame). ``--p
 draws win rates, learning curves (``--tensorboard DIR``) and the attack origins
 (:mod:`facing_env.evaluation.plots`, needs matplotlib) and links them from the markdown.
 
+The report's markdown goes to stdout; everything else to stderr: a progress bar per pair
+counting its games (``--progress``: by default when stderr is a terminal; needs tqdm, in the
+``train`` extra), and at the end one line per file written, ``wrote PATH`` (``--json``,
+each plot, ``--markdown``, then the ``--record`` folder with its number of replays).
+
 Every argument is checked before the first game (scenario, agents and model files, output
 files and folders, counts); a mistake ends the command with one line on stderr and exit
 status 2 (:mod:`facing_env.cli`). ``rllib:`` checkpoints are unpickled by RLlib: give only
@@ -33,6 +38,7 @@ import argparse
 import itertools
 import json
 import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -84,11 +90,15 @@ def evaluate(
     record_dir: str | Path | None = None,
     make: Callable[[str], Agent] | None = None,
     progress: Callable[[int], None] | None = None,
+    pair_progress: Callable[[str, str, int], Callable[[int], None]] | None = None,
     workers: int = 1,
     **env_kwargs: Any,
 ) -> Report:
     """Round-robin among ``agents`` (names or ``model:PATH``), ``games`` games per pair.
 
+    ``progress(n)`` is called as games end (``n`` of them); ``pair_progress(a, b, games)``
+    as each pair starts, and the callable it returns as that pair's games end (a bar per
+    pair: :class:`PairBars`).
     ``workers`` > 1 plays a pair that has an agent choosing game by game (the ``expert``,
     ``random``, a sampled policy) in that many processes, each a share of the games; the
     results are the same games as with one (each game is seeded on its own)."""
@@ -113,8 +123,15 @@ def evaluate(
         lineups = [
             {team_a: a, team_b: b} if g % 2 == 0 else {team_a: b, team_b: a} for g in range(games)
         ]
+        step = pair_progress(a, b, games) if pair_progress is not None else None
         played = _play_pair(
-            scenario, lineups, players, seed, workers=workers, progress=progress, **env_kwargs
+            scenario,
+            lineups,
+            players,
+            seed,
+            workers=workers,
+            progress=_both(progress, step),
+            **env_kwargs,
         )
         for g, (teams, result) in enumerate(zip(lineups, played, strict=True)):
             _tally(pair, results, result, teams, a)
@@ -130,6 +147,49 @@ def evaluate(
     for n, r in ratings.items():
         results[n].rating_mu, results[n].rating_sigma = r.mu, r.sigma
     return Report(scenario, games, pairs, results)
+
+
+def _both(
+    first: Callable[[int], None] | None, second: Callable[[int], None] | None
+) -> Callable[[int], None] | None:
+    """A progress callback calling both (either may be None)."""
+    if first is None or second is None:
+        return first or second
+
+    def call(n: int) -> None:
+        first(n)
+        second(n)
+
+    return call
+
+
+class PairBars:
+    """A progress bar per pair of a round robin, on stderr, counting its games
+    (:func:`facing_env.cli.progress_bar`: nothing when ``enabled`` is false, or None and
+    stderr is not a terminal, or tqdm is missing). Pass ``pair_progress=bars.pair`` to
+    :func:`evaluate` inside ``with PairBars() as bars:``; each pair's bar stays on screen."""
+
+    def __init__(self, enabled: bool | None = None) -> None:
+        self.enabled = enabled
+        self.bar: Any = None
+
+    def pair(self, a: str, b: str, games: int) -> Callable[[int], None]:
+        """Close the previous pair's bar and open one for ``a`` against ``b``."""
+        self.close()
+        self.bar = cli.progress_bar(games, f"{a} vs {b}", enabled=self.enabled, unit="game")
+        return self.bar.update
+
+    def close(self) -> None:
+        """Close the bar under way, if any."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    def __enter__(self) -> PairBars:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _play_pair(
@@ -253,6 +313,8 @@ def image_links(paths: Sequence[Path], base: str | Path) -> str:
 
 
 PROG = "python -m facing_env.evaluate"
+PROGRESS: dict[str, bool | None] = {"auto": None, "on": True, "off": False}
+"""The choices of ``--progress``: show the bars when stderr is a terminal, always, never."""
 
 
 def main(argv: Sequence[str] | None = None) -> Report:
@@ -281,6 +343,12 @@ def main(argv: Sequence[str] | None = None) -> Report:
         help="processes for the pairs whose agents choose game by game, such as the expert "
         "(default: one per CPU core)",
     )
+    parser.add_argument(
+        "--progress",
+        choices=PROGRESS,
+        default="auto",
+        help="a progress bar per pair on stderr: 'auto' when stderr is a terminal (needs tqdm)",
+    )
     args = parser.parse_args(argv)
     kwargs = {"dice": args.dice} if args.dice else {}
     try:
@@ -288,27 +356,47 @@ def main(argv: Sequence[str] | None = None) -> Report:
     except (ValueError, FacingEnvError) as exc:
         cli.fail(PROG, str(exc))
     try:
-        report = evaluate(
-            args.scenario,
-            args.agents,
-            args.games,
-            seed=args.seed,
-            record_dir=args.record,
-            make=players.__getitem__,
-            workers=args.workers,
-            **kwargs,
-        )
+        with PairBars(PROGRESS[args.progress]) as bars:
+            report = evaluate(
+                args.scenario,
+                args.agents,
+                args.games,
+                seed=args.seed,
+                record_dir=args.record,
+                make=players.__getitem__,
+                pair_progress=bars.pair,
+                workers=args.workers,
+                **kwargs,
+            )
         text = report.markdown()
-        print(text)
-        if args.json:
-            Path(args.json).write_text(json.dumps(report.to_dict(), indent=2))
-        images = plots(report, args.plots, tensorboard=args.tensorboard) if args.plots else []
-        if args.markdown:
-            md = Path(args.markdown)
-            md.write_text(text + image_links(images, md.parent))
+        print(text, flush=True)
+        _write_outputs(args, report, text)
     except (ValueError, FacingEnvError, ImportError, OSError) as exc:
         cli.fail(PROG, str(exc))
     return report
+
+
+def _write_outputs(args: argparse.Namespace, report: Report, text: str) -> None:
+    """Write the report's files (``--json``, ``--plots``, ``--markdown``), each followed by
+    a ``wrote PATH`` line on stderr, and name the ``--record`` folder the same way."""
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.to_dict(), indent=2))
+        wrote(args.json)
+    images = plots(report, args.plots, tensorboard=args.tensorboard) if args.plots else []
+    for image in images:
+        wrote(image)
+    if args.markdown:
+        md = Path(args.markdown)
+        md.write_text(text + image_links(images, md.parent))
+        wrote(md)
+    if args.record:
+        replays = len(report.pairs) * report.games_per_pair
+        wrote(f"{Path(args.record)}{os.sep}", f" ({replays} replays)")
+
+
+def wrote(path: str | Path, note: str = "") -> None:
+    """The line that names a file (or folder) written: ``wrote PATH``, on stderr."""
+    print(f"wrote {path}{note}", file=sys.stderr, flush=True)
 
 
 def _check_args(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> dict[str, Agent]:

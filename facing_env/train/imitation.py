@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from facing_env.agents.base import act_batch
+from facing_env.cli import progress_bar
 from facing_env.evaluation.match import Agent
 from facing_env.train.team_vec_env import TeamVecEnv
 
@@ -84,6 +85,7 @@ def demonstrations(
     dice_modes: Sequence[str] | None = None,
     weights: dict[str, float] | None = None,
     player: Agent | None = None,
+    progress: bool | None = False,
     **env_kwargs: Any,
 ) -> Demonstrations:
     """At least ``samples`` decisions of ``teacher`` (a scripted agent's name or an agent)
@@ -96,14 +98,21 @@ def demonstrations(
     With a ``player`` (DAgger: the policy being cloned), the player's actions are played
     and the teacher's are recorded: the decisions are then those of the states the
     player reaches, labelled with what the teacher would do there, and the returns and
-    ``wins`` are the player's."""
+    ``wins`` are the player's.
+
+    ``progress``: a bar on stderr counting the decisions gathered up to ``samples``
+    (:func:`facing_env.cli.progress_bar`; None: when stderr is a terminal); it draws no
+    random numbers, so the decisions are the same with it or without."""
     if samples < 1:
         raise ValueError(f"samples must be at least 1, got {samples}")
+    teacher_name = teacher if isinstance(teacher, str) else type(teacher).__name__
     if isinstance(teacher, str):
         from facing_env.agents import make_agent
 
         teacher = make_agent(teacher)
     env = TeamVecEnv(scenario, num_envs, opponents, seed=seed, dice_modes=dice_modes, **env_kwargs)
+    label = f"clone{' (DAgger)' if player is not None else ''}: {teacher_name} decisions"
+    bar = progress_bar(samples, label, enabled=progress, unit="decision")
     try:
         if weights:
             env.set_opponent_weights(weights)
@@ -146,7 +155,9 @@ def demonstrations(
                     done_returns.append(g)
                 ends.extend([False] * (len(open_[i]) - 1) + [True])
                 open_[i] = []
+                bar.update(min(len(done_actions), samples) - bar.n)
     finally:
+        bar.close()
         env.close()
     return Demonstrations(
         observations=np.stack(done_obs).astype(np.float32),
@@ -171,6 +182,7 @@ def clone(
     holdout: float = 0.05,
     seed: int = 0,
     log: Callable[[str], None] | None = None,
+    progress: bool | None = False,
 ) -> dict[str, float]:
     """Fit a sb3-contrib ``MaskableActorCriticPolicy`` to ``demos``: cross-entropy of the
     masked action distribution against the teacher's actions plus ``value_coef`` times the
@@ -178,7 +190,9 @@ def clone(
     shuffled minibatches. A ``holdout`` share of the battles' decisions (drawn at random)
     is kept out of the fit to measure it; returns the held-out ``accuracy`` (the policy's
     most likely action is the teacher's), ``cross_entropy`` and ``value_error`` (mean
-    squared), and the last epoch's training ``loss``."""
+    squared), and the last epoch's training ``loss``. ``progress``: a bar on stderr counting
+    the minibatches of every epoch, the epoch and its loss after it
+    (:func:`facing_env.cli.progress_bar`; None: when stderr is a terminal)."""
     import torch
 
     if not 0.0 <= holdout < 1.0:
@@ -195,6 +209,8 @@ def clone(
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     policy.set_training_mode(True)
     loss_value = 0.0
+    batches = -(-fit.size // batch_size)
+    bar = progress_bar(epochs * batches, "clone: fitting", enabled=progress, unit="batch")
     for epoch in range(epochs):
         rng.shuffle(fit)
         total, count = 0.0, 0
@@ -212,9 +228,12 @@ def clone(
             optimizer.step()
             total += float(loss.detach()) * rows.size
             count += rows.size
+            bar.update()
         loss_value = total / max(count, 1)
+        bar.set_postfix_str(f"epoch {epoch + 1}/{epochs}, loss {loss_value:.4f}")
         if log is not None:
             log(f"clone epoch {epoch + 1}/{epochs}: loss {loss_value:.4f}")
+    bar.close()
     policy.set_training_mode(False)
     metrics = {"loss": loss_value}
     if n_held:
