@@ -279,3 +279,26 @@ def test_output_cut_short_by_the_reader_ends_quietly():
     proc.stdout.close()  # the reader goes away after one line
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0 and b"Traceback" not in err, err.decode()
+
+
+# -- progress bars -------------------------------------------------------------------------
+
+
+def test_progress_bar_draws_on_stderr_only_when_asked_and_tqdm_is_there(capsys, monkeypatch):
+    """None (the default) draws only on a terminal (stderr is captured here), False never;
+    True draws a tqdm bar on stderr, or nothing when tqdm is missing."""
+    assert isinstance(cli.progress_bar(3, "games"), cli.NoBar)
+    assert isinstance(cli.progress_bar(3, "games", enabled=False), cli.NoBar)
+    with cli.NoBar() as bar:  # what the callers use of tqdm, drawing nothing
+        bar.update(2)
+        bar.set_postfix_str("x")
+    assert capsys.readouterr() == ("", "")
+    pytest.importorskip("tqdm")
+    with cli.progress_bar(3, "games", enabled=True, unit="game") as bar:
+        bar.update(3)
+    printed = capsys.readouterr()
+    assert printed.out == ""
+    assert printed.err.replace("\r", "\n").splitlines()[-1].startswith("games: 100%|")
+    assert "| 3/3 [" in printed.err
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm now fails
+    assert isinstance(cli.progress_bar(3, "games", enabled=True), cli.NoBar)

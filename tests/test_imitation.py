@@ -95,3 +95,40 @@ def test_dagger_records_the_teachers_choices_where_the_player_goes(demos):
     assert both.battles == demos.battles + played.battles
     np.testing.assert_array_equal(both.actions[len(demos) :], played.actions)
     np.testing.assert_array_equal(both.last[: len(demos)], demos.last)
+
+
+def test_progress_bars_count_decisions_and_batches_and_change_nothing(demos, capsys):
+    """progress=True: a bar of the decisions gathered (ending at exactly ``samples``) and
+    one of the minibatches fitted (the last epoch and loss after it), on stderr; the
+    decisions and the fitted policy are those made without them."""
+    pytest.importorskip("tqdm")
+    shown = demonstrations(
+        "duel",
+        "flanker",
+        ["aggressive", "random"],
+        600,
+        num_envs=8,
+        seed=3,
+        gamma=0.9,
+        progress=True,
+    )
+    for field in ("observations", "masks", "actions", "rewards", "last", "returns"):
+        np.testing.assert_array_equal(getattr(shown, field), getattr(demos, field))
+    assert (shown.battles, shown.wins) == (demos.battles, demos.wins)
+    err = capsys.readouterr().err.replace("\r", "\n")
+    assert "clone: flanker decisions: 100%|" in err and "| 600/600 [" in err
+
+    fitted = []
+    for progress in (False, True):
+        env = TeamVecEnv("duel", 2, ["random"], seed=0)
+        model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [32]}, seed=0)
+        env.close()
+        fitted.append(
+            clone(model.policy, demos, epochs=2, batch_size=256, seed=1, progress=progress)
+        )
+    assert fitted[0] == fitted[1]
+    batches = 2 * -(-(len(demos) - round(len(demos) * 0.05)) // 256)  # 2 epochs of the fit
+    err = capsys.readouterr().err.replace("\r", "\n").splitlines()
+    last = [line for line in err if line.startswith("clone: fitting: 100%|")][-1]
+    assert f"| {batches}/{batches} [" in last
+    assert last.endswith(f", epoch 2/2, loss {fitted[1]['loss']:.4f}]")
