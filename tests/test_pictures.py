@@ -310,7 +310,11 @@ def test_evaluate_command_links_its_plots_from_the_markdown(tmp_path, capsys):
     md = tmp_path / "report.md"
     argv = ["--scenario", "hex_duel", "--agents", "random", "flanker", "--games", "2"]
     main([*argv, "--markdown", str(md), "--plots", str(tmp_path / "plots")])
-    capsys.readouterr()
+    assert capsys.readouterr().err.splitlines() == [  # each file written, in order
+        f"wrote {tmp_path / 'plots' / 'win_rates.png'}",
+        f"wrote {tmp_path / 'plots' / 'attack_origins.png'}",
+        f"wrote {md}",
+    ]
     text = md.read_text()
     assert "](plots/win_rates.png)" in text and "](plots/attack_origins.png)" in text
     assert (tmp_path / "plots" / "attack_origins.png").exists()

@@ -1,12 +1,18 @@
 """Pictures of an evaluation report (matplotlib figures saved with Agg: no display needed).
 
-- ``win_rates.png``: each pair's win rate with its 95% Wilson interval, and the draw share;
+- ``win_rates.png``: each pair's games split into wins, draws and losses (stacked bars, a
+  legend naming them) with the win rate's 95% Wilson interval;
 - ``learning_curves.png``: ``rollout/ep_rew_mean`` and every ``eval/*`` scalar of a training
-  run's TensorBoard logs (skipped when there are none or tensorboard is missing);
+  run's TensorBoard logs, one panel each, titled in words, on one shared axis of learner
+  steps (skipped when there are none or tensorboard is missing);
 - ``attack_origins.png``: per agent, around one defender facing up, how many of its chosen
   attacks came from each square (``AgentResult.attack_origins``, offsets in the defender's
   frame: :func:`facing_env.evaluation.match.attack_origin`), squares coloured by the area
-  they are in for a one-cell defender under the scenario's rule set.
+  they are in for a one-cell defender under the scenario's rule set, a colour key naming
+  the areas (front, flank or side, rear).
+
+Each picture has a function that returns its matplotlib ``Figure`` (:func:`win_rates_figure`,
+:func:`curves_figure`, :func:`attack_origins_figure`) and one that saves it.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from typing import Any
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.patches import Polygon
+from matplotlib.patches import Patch, Polygon
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from facing_env.evaluation.report import Report, wilson_interval
@@ -54,17 +60,45 @@ def plots(
 
 
 def win_rates(report: Report, path: Path) -> Path:
-    """Each pair's win rate (from its first agent's side) with a 95% interval."""
+    """Each pair's wins, draws and losses, the win rate with its 95% interval
+    (:func:`win_rates_figure`)."""
+    return _save(win_rates_figure(report), path)
+
+
+WIN_COLOURS = {"wins": "#3c64c8", "draws": "#bbbbbb", "losses": "#d2785a"}
+"""The colours of a pair's wins, draws and losses (from its first agent's side)."""
+
+
+def win_rates_figure(report: Report) -> Figure:
+    """One bar per pair, its games split into wins, draws and losses of its first agent
+    (three bar sets, stacked, labelled in the legend), the win rate's 95% Wilson interval
+    drawn over the wins."""
     pairs = report.pairs
-    fig = Figure(figsize=(7.5, 0.6 * len(pairs) + 1.4), dpi=DPI, layout="constrained")
+    fig = Figure(figsize=(7.5, 0.6 * len(pairs) + 1.6), dpi=DPI, layout="constrained")
     ax = fig.subplots()
     y = np.arange(len(pairs))
-    rates = [p.win_rate for p in pairs]
+    games = np.array([max(p.games, 1) for p in pairs], dtype=float)
+    shares = {
+        "wins": np.array([p.wins for p in pairs]) / games,
+        "draws": np.array([p.draws for p in pairs]) / games,
+        "losses": np.array([p.losses for p in pairs]) / games,
+    }
+    left = np.zeros(len(pairs))
+    for label, share in shares.items():
+        ax.barh(y, share, left=left, color=WIN_COLOURS[label], label=label)
+        left = left + share
+    rates = shares["wins"]
     intervals = np.array([wilson_interval(p.wins, p.games) for p in pairs]).reshape(-1, 2)
-    err = np.clip([np.subtract(rates, intervals[:, 0]), np.subtract(intervals[:, 1], rates)], 0, 1)
-    ax.barh(y, rates, xerr=err, color="#3c64c8", ecolor="#222", capsize=3, label="win rate")
-    draws = [p.draws / p.games if p.games else 0.0 for p in pairs]
-    ax.barh(y, draws, left=rates, color="#bbbbbb", label="draws")
+    err = np.clip([rates - intervals[:, 0], intervals[:, 1] - rates], 0, 1)
+    ax.errorbar(
+        rates,
+        y,
+        xerr=err,
+        fmt="none",
+        ecolor="#222",
+        capsize=3,
+        label="95% interval of the win rate",
+    )
     ax.set_yticks(
         y,
         [
@@ -76,10 +110,10 @@ def win_rates(report: Report, path: Path) -> Path:
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.axvline(0.5, color="#888", lw=0.8, ls="--")
-    ax.set_xlabel(f"win rate with 95% Wilson interval ({report.games_per_pair} games per pair)")
-    ax.set_title(f"Win rates on {report.scenario}")
+    ax.set_xlabel(f"share of the {report.games_per_pair} games of each pair (first agent's side)")
+    ax.set_title(f"Win rate of each pair, with its 95% interval ({report.scenario})")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
-    return _save(fig, path)
+    return fig
 
 
 def read_scalars(tensorboard: str | Path) -> dict[str, list[tuple[int, float]]]:
@@ -119,27 +153,50 @@ def learning_curves(tensorboard: str | Path, path: Path) -> Path | None:
     return _save(curves_figure(scalars), path)
 
 
+def curve_title(tag: str) -> str:
+    """A learning curve's title in words: ``rollout/ep_rew_mean`` is "Mean episode reward
+    in training", ``eval/win_rate_vs_random`` "Win rate against random", and so on."""
+    if tag == "rollout/ep_rew_mean":
+        return "Mean episode reward in training"
+    name = tag.split("/", 1)[-1]
+    name, _, opponent = name.partition("_vs_")
+    words = CURVE_WORDS.get(name, name.replace("_", " "))
+    words = words[:1].upper() + words[1:]
+    return f"{words} against {opponent}" if opponent else words
+
+
+CURVE_WORDS = {
+    "win_rate": "win rate",
+    "flank_or_rear_share": "flank or rear attack share",
+}
+"""The words of the evaluation scalars ``train.py`` logs (``eval/NAME_vs_OPPONENT``)."""
+
+
 def curves_figure(scalars: dict[str, list[tuple[int, float]]]) -> Figure:
-    """One panel per tag; steps on the x axis as ``200k`` / ``1.2M``, whole numbers, at most
+    """One panel per tag (titled by :func:`curve_title`), every panel on one shared x axis of
+    learner steps, labelled as ``200k`` / ``1.2M``, whole numbers, at most
     :data:`STEP_TICKS` intervals between ticks, so the labels never overlap."""
     tags = sorted(scalars, key=lambda t: (t not in CURVE_TAGS, t))
     cols = min(3, len(tags))
     rows = math.ceil(len(tags) / cols)
-    fig = Figure(figsize=(4 * cols, 2.8 * rows), dpi=DPI, layout="constrained")
-    axes = fig.subplots(rows, cols, squeeze=False)
-    for ax, tag in zip(axes.flat, tags, strict=False):
+    fig = Figure(figsize=(4 * cols, 2.8 * rows + 0.4), dpi=DPI, layout="constrained")
+    axes = fig.subplots(rows, cols, squeeze=False, sharex=True)
+    for k, (ax, tag) in enumerate(zip(axes.flat, tags, strict=False)):
         steps, values = np.array(scalars[tag]).T
         ax.plot(steps, values, marker="o" if len(steps) < MARKED_POINTS else None, ms=3)
-        ax.set_title(tag, fontsize=9)
+        ax.set_title(curve_title(tag), fontsize=9)
         if ("rate" in tag or "share" in tag) and 0 <= min(values) <= max(values) <= 1:
             ax.set_ylim(-0.03, 1.03)
-        ax.set_xlabel("learner steps", fontsize=8)
+        if k + cols >= len(tags):  # no panel below it: its step labels show
+            ax.xaxis.set_tick_params(which="both", labelbottom=True)
         ax.xaxis.set_major_locator(MaxNLocator(STEP_TICKS, steps=[1, 2, 2.5, 5, 10], integer=True))
         ax.xaxis.set_major_formatter(FuncFormatter(step_label))
         ax.tick_params(labelsize=8)
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[len(tags) :]:
         ax.axis("off")
+    fig.suptitle("Learning curves", fontsize=11)
+    fig.supxlabel("learner steps", fontsize=9)
     return fig
 
 
@@ -154,25 +211,43 @@ def _grid(report: Report) -> tuple[GridKind, Ruleset]:
 
 
 def attack_origins(report: Report, path: Path) -> Path:
-    """Per agent: the squares its chosen attacks came from, around a defender facing up."""
+    """Per agent: the squares its chosen attacks came from, around a defender facing up
+    (:func:`attack_origins_figure`)."""
+    return _save(attack_origins_figure(report), path)
+
+
+AREA_ORDER = (Area.FRONT, Area.FLANK, Area.SIDE, Area.REAR, Area.NONE)
+"""The order of the areas in the attack origins' colour key."""
+AREA_NAMES = {Area.NONE: "no facing"}
+"""Names in the colour key other than the area's own (``front``, ``flank``, ...)."""
+NO_AREA_COLOUR = (200, 200, 200)
+"""The colour of a square in no area (under the standard rules)."""
+
+
+def attack_origins_figure(report: Report) -> Figure:
+    """One panel per agent: the squares around a defender facing up, each with the number
+    of the agent's chosen attacks made from it, coloured by the area it is in (a colour
+    key below names them: front, flank or side, rear) and darker the more attacks."""
     kind, ruleset = _grid(report)
     shape = geometry.default_shape(kind, Size.MEDIUM)
     table = None  # facing 0, north or east, is attack_origin's frame
     if ruleset is not Ruleset.STANDARD:
         table = geometry.area_table(kind, ruleset, shape, 0)
     agents = list(report.agents.values())
-    fig = Figure(figsize=(3.2 * len(agents), 3.8), dpi=DPI, layout="constrained")
+    fig = Figure(figsize=(max(3.2 * len(agents), 6.4), 4.8), dpi=DPI, layout="constrained")
     axes = fig.subplots(1, len(agents), squeeze=False)
+    seen: set[Area] = set()
     for ax, agent in zip(axes.flat, agents, strict=True):
         counts = agent.attack_origins
-        cells = set(shape.ring) | set(counts)
         total = sum(counts.values())
-        for cell in sorted(cells):
+        for cell in sorted(set(shape.ring) | set(counts)):
             area = table.lookup(cell).area if table is not None else Area.NONE
-            colour = [v / 255 for v in AREA_COLOURS.get(area, (200, 200, 200))]
+            seen.add(area)
             n = counts.get(cell, 0)
             alpha = 0.25 + 0.75 * (n / max(counts.values())) if n else 0.12
-            ax.add_patch(Polygon(_corners(kind, cell), fc=(*colour, alpha), ec="#666", lw=0.6))
+            ax.add_patch(
+                Polygon(_corners(kind, cell), fc=(*_colour(area), alpha), ec="#666", lw=0.6)
+            )
             x, y = _xy(kind, cell)
             ax.text(x, y, str(n), ha="center", va="center", fontsize=8 if n < SMALL_COUNT else 6)
         ax.add_patch(Polygon(_corners(kind, (0, 0)), fc="#555", ec="#222"))
@@ -181,11 +256,31 @@ def attack_origins(report: Report, path: Path) -> Path:
         ax.set_aspect("equal", adjustable="datalim")
         ax.autoscale_view()
         ax.axis("off")
-    fig.supxlabel(
-        f"Where attacks came from, defender facing up ({report.scenario}, {ruleset.value})",
+    key = [
+        Patch(fc=_colour(area), ec="#666", label=AREA_NAMES.get(area, area.value))
+        for area in AREA_ORDER
+        if area in seen
+    ]
+    fig.legend(
+        handles=key,
+        loc="outside lower center",
+        ncols=len(key),
+        fontsize=9,
+        title="the defender's area the attacks came from",
+        title_fontsize=9,
+    )
+    fig.suptitle(
+        f"Where each agent's attacks came from, around a defender facing up\n"
+        f"({report.scenario}, {ruleset.value} rules)",
         fontsize=10,
     )
-    return _save(fig, path)
+    return fig
+
+
+def _colour(area: Area) -> tuple[float, float, float]:
+    """An area's colour as matplotlib takes it (the board pictures' colours)."""
+    r, g, b = AREA_COLOURS.get(area, NO_AREA_COLOUR)
+    return r / 255, g / 255, b / 255
 
 
 def _xy(kind: GridKind, cell: tuple[int, int]) -> tuple[float, float]:
