@@ -132,3 +132,24 @@ def test_progress_bars_count_decisions_and_batches_and_change_nothing(demos, cap
     last = [line for line in err if line.startswith("clone: fitting: 100%|")][-1]
     assert f"| {batches}/{batches} [" in last
     assert last.endswith(f", epoch 2/2, loss {fitted[1]['loss']:.4f}]")
+
+
+def test_demonstrations_hold_their_observations_once(demos):
+    """Issue 33: the observations live in one preallocated buffer (the array is a view of
+    it, with room for the last battles' overrun), not in a list of rows and a stack."""
+    obs = demos.observations
+    assert obs.dtype == np.float32 and obs.base is not None and obs.base.ndim == 2
+    assert obs.base.shape[0] >= len(demos) and np.shares_memory(obs, obs.base)
+    assert demos.masks.base is not None and demos.masks.dtype == bool
+
+
+def test_rows_grow_by_doubling_and_keep_what_was_appended():
+    from facing_env.train.imitation import _Rows
+
+    rows = _Rows(2, (3,), np.float32)
+    rows.extend(np.ones((2, 3)))
+    rows.extend(np.full((3, 3), 2.0))  # over the capacity: grows to 5 (2 * 2 < 2 + 3)
+    assert rows.data.shape == (5, 3)
+    rows.extend(np.full((1, 3), 3.0))  # grows to 10
+    assert rows.data.shape == (10, 3)
+    np.testing.assert_array_equal(rows.array()[:, 0], [1, 1, 2, 2, 2, 3])

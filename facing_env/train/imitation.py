@@ -73,6 +73,32 @@ class Demonstrations:
         )
 
 
+class _Rows:
+    """Rows appended a battle at a time into one preallocated array (grown by doubling
+    when a last battle runs over): the decisions are held once, not in a list of rows
+    and then again in the stacked array (issue 33: cloning kept its observations three
+    times)."""
+
+    def __init__(self, capacity: int, shape: tuple[int, ...], dtype: Any) -> None:
+        self.data = np.empty((capacity, *shape), dtype=dtype)
+        self.n = 0
+
+    def extend(self, block: np.ndarray) -> None:
+        """Append ``block`` (k rows)."""
+        k = len(block)
+        if self.n + k > len(self.data):
+            rows = max(2 * len(self.data), self.n + k)
+            grown = np.empty((rows, *self.data.shape[1:]), dtype=self.data.dtype)
+            grown[: self.n] = self.data[: self.n]
+            self.data = grown
+        self.data[self.n : self.n + k] = block
+        self.n += k
+
+    def array(self) -> np.ndarray:
+        """The rows appended so far (a view)."""
+        return self.data[: self.n]
+
+
 def demonstrations(
     scenario: str,
     teacher: str | Agent,
@@ -120,8 +146,9 @@ def demonstrations(
         obs = env.reset()
         # each battle slot's decisions of the battle under way: (obs, mask, action, reward)
         open_: list[list[tuple[np.ndarray, np.ndarray, int, float]]] = [[] for _ in range(num_envs)]
-        done_obs: list[np.ndarray] = []
-        done_masks: list[np.ndarray] = []
+        room = samples + 8 * num_envs  # the last battles run over ``samples`` a little
+        done_obs = _Rows(room, obs.shape[1:], np.float32)
+        done_masks = _Rows(room, (env.action_masks().shape[1],), bool)
         done_actions: list[int] = []
         done_rewards: list[float] = []
         done_returns: list[float] = []
@@ -147,12 +174,12 @@ def demonstrations(
                 for *_, r in reversed(open_[i]):
                     running = r + gamma * running
                     tail.append(running)
-                for (o, m, a, r), g in zip(open_[i], reversed(tail), strict=True):
-                    done_obs.append(o)
-                    done_masks.append(m)
-                    done_actions.append(a)
-                    done_rewards.append(r)
-                    done_returns.append(g)
+                battle = open_[i]
+                done_obs.extend(np.stack([o for o, *_ in battle]))
+                done_masks.extend(np.stack([m for _, m, *_ in battle]))
+                done_actions.extend(a for _, _, a, _ in battle)
+                done_rewards.extend(r for *_, r in battle)
+                done_returns.extend(reversed(tail))
                 ends.extend([False] * (len(open_[i]) - 1) + [True])
                 open_[i] = []
                 bar.update(min(len(done_actions), samples) - bar.n)
@@ -160,8 +187,8 @@ def demonstrations(
         bar.close()
         env.close()
     return Demonstrations(
-        observations=np.stack(done_obs).astype(np.float32),
-        masks=np.stack(done_masks).astype(bool),
+        observations=done_obs.array(),
+        masks=done_masks.array(),
         actions=np.asarray(done_actions, dtype=np.int64),
         rewards=np.asarray(done_rewards, dtype=np.float32),
         last=np.asarray(ends, dtype=bool),
