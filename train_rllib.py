@@ -25,16 +25,13 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 try:
-    import ray
-    import torch
     import tyro
-    from ray.rllib.algorithms.ppo import PPOConfig
 except ImportError as exc:  # pragma: no cover - the message is the point
     raise SystemExit(
-        f"train_rllib.py needs the rllib extra ({exc.name} is missing):\n"
+        f"train_rllib.py needs the train and rllib extras ({exc.name} is missing):\n"
         '    pip install torch==2.13.0 && pip install -e ".[train,rllib]"'
     ) from exc
 
@@ -44,15 +41,26 @@ from facing_env.evaluation.evaluate import evaluate
 from facing_env.evaluation.match import Agent
 from facing_env.evaluation.report import Report
 from facing_env.scenario import DEFAULT_SCENARIO, load_scenario
-from facing_env.train.rllib import (
-    FacingRLlibEnv,
-    ModuleAgent,
-    load_module,
-    module_spec,
-    policy_ids,
-    shared_policy,
-    team_policy,
+
+if TYPE_CHECKING:
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+RLLIB_MISSING = (
+    "train_rllib.py needs the rllib extra ({name} is missing):\n"
+    '    pip install torch==2.13.0 && pip install -e ".[train,rllib]"'
 )
+"""What the run says, after the arguments are read, when Ray or torch is not installed
+(``--help`` works without them)."""
+
+
+def require_rllib() -> None:
+    """Import Ray RLlib and torch, or end the run with :data:`RLLIB_MISSING` (status 1)."""
+    try:
+        import ray  # noqa: F401
+        import torch  # noqa: F401
+        from ray.rllib.algorithms.ppo import PPOConfig  # noqa: F401
+    except ImportError as exc:
+        raise SystemExit(RLLIB_MISSING.format(name=exc.name)) from exc
 
 
 @dataclass
@@ -129,6 +137,16 @@ class Args:
 
 def ppo_config(args: Args, env_kwargs: dict) -> PPOConfig:
     """PPO on the new API stack: the PettingZoo adapter, the policy mapping, masked modules."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    from facing_env.train.rllib import (
+        FacingRLlibEnv,
+        module_spec,
+        policy_ids,
+        shared_policy,
+        team_policy,
+    )
+
     ids = policy_ids(args.scenario, args.policies)
     return (
         PPOConfig()
@@ -159,6 +177,8 @@ def ppo_config(args: Args, env_kwargs: dict) -> PPOConfig:
 
 def learned_agents(checkpoint: Path, args: Args) -> dict[str, Agent]:
     """The trained modules behind the agent protocol: ``learned`` or ``learned_<team>``."""
+    from facing_env.train.rllib import ModuleAgent, load_module, policy_ids
+
     ids = policy_ids(args.scenario, args.policies)
     names = ["learned"] if args.policies == "shared" else [f"learned_{i}" for i in ids]
     return {
@@ -248,6 +268,10 @@ def _check(args: Args) -> dict:
 def main(args: Args) -> Path:
     """Check the options, train, checkpoint, evaluate; returns the final checkpoint folder."""
     env_kwargs = check_args(args)
+    require_rllib()
+    import ray
+    import torch
+
     # -- run folder ------------------------------------------------------------------------
     run_name = f"{Path(args.scenario).stem}__{args.exp_name}__{args.seed}__{int(time.time())}"
     run_dir = (Path(args.runs_dir) / run_name).resolve()

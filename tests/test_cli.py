@@ -302,3 +302,34 @@ def test_progress_bar_draws_on_stderr_only_when_asked_and_tqdm_is_there(capsys, 
     assert "| 3/3 [" in printed.err
     monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm now fails
     assert isinstance(cli.progress_bar(3, "games", enabled=True), cli.NoBar)
+
+
+def _without_ray(args: list[str]) -> subprocess.CompletedProcess:
+    """``train_rllib.py ARGS`` in a process where ``import ray`` fails."""
+    code = (
+        "import sys, runpy\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'ray' or name.startswith('ray.'):\n"
+        "            raise ModuleNotFoundError(f\"No module named '{name}'\", name=name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        f"sys.argv = ['train_rllib.py', *{args!r}]\n"
+        "runpy.run_path('train_rllib.py', run_name='__main__')\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_train_rllib_help_works_without_ray():
+    """Issue 33: ``--help`` reads no Ray; a run says what to install, in two lines."""
+    done = _without_ray(["--help"])
+    assert done.returncode == 0, done.stderr
+    assert "--num-env-runners" in done.stdout
+    done = _without_ray([])
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "train_rllib.py needs the rllib extra (ray is missing):",
+        '    pip install torch==2.13.0 && pip install -e ".[train,rllib]"',
+    ]
