@@ -2,10 +2,10 @@
 
 ``python -m facing_env [--scenario NAME]`` shows a scenario's board, its creatures' facing
 areas and the facing modifier of every attacker against every defender;
-``python -m facing_env TOOL ...`` runs a tool: ``evaluate``, ``bench``, ``replay`` or
-``ceiling`` (each with its own ``--help``); ``python -m facing_env warm`` compiles the
-kernels into the cache now (after an install, or before a test run: two processes that
-start cold would each compile them)."""
+``python -m facing_env TOOL ...`` runs a tool: ``evaluate``, ``benchmark``, ``bench``,
+``replay`` or ``ceiling`` (each with its own ``--help``); ``python -m facing_env warm``
+compiles the kernels into the cache now (after an install, or before a test run: two
+processes that start cold would each compile them)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from facing_env.errors import FacingEnvError
 from facing_env.render.text import areas_text, board_text
 from facing_env.scenario import DEFAULT_SCENARIO, load_scenario, scenario_names
 
-TOOLS = ("evaluate", "bench", "replay", "ceiling", "warm")
+TOOLS = ("evaluate", "benchmark", "bench", "replay", "ceiling", "warm")
 """The tools ``python -m facing_env TOOL`` runs."""
 
 
@@ -26,6 +26,8 @@ def _run_tool(name: str, argv: list[str]) -> int:
     """Run tool ``name``'s ``main(argv)``; its exit status (0 when it returns a report)."""
     if name == "evaluate":
         from facing_env.evaluation.evaluate import main as tool
+    elif name == "benchmark":
+        from facing_env.evaluation.benchmark import main as tool
     elif name == "bench":
         from facing_env.evaluation.bench import main as tool
     elif name == "replay":

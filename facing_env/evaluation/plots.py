@@ -310,3 +310,116 @@ def _save(fig: Figure, path: Path) -> Path:
     FigureCanvasAgg(fig)
     fig.savefig(path)
     return path
+
+
+# -- the benchmark (facing_env.evaluation.benchmark) ------------------------------------------
+
+
+def benchmark_plots(report: dict[str, Any], out_dir: str | Path) -> list[Path]:
+    """Write a benchmark report's pictures into ``out_dir``: ``task_win_rates.png``
+    (:func:`task_win_rates_figure`) and, when the report has a rating, ``ladder.png``
+    (:func:`ladder_figure`); the paths written."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [_save(task_win_rates_figure(report), out / "task_win_rates.png")]
+    if report.get("rating"):
+        paths.append(_save(ladder_figure(report), out / "ladder.png"))
+    return paths
+
+
+def task_win_rates_figure(report: dict[str, Any]) -> Figure:
+    """Per task, the method's win rate with its 95% interval (a dot per run when there are
+    several), the baseline's beside it when there is one, and the aggregate IQM with its
+    interval as a last row."""
+    methods = [report] + ([report["baseline"]] if report.get("baseline") else [])
+    names = list(report["tasks"])
+    fig = Figure(
+        figsize=(7.5, 0.5 * (len(names) + 1) * len(methods) + 1.8), dpi=DPI, layout="constrained"
+    )
+    ax = fig.subplots()
+    colours = ("#3c64c8", "#d2785a")
+    step = 0.8 / len(methods)
+    for m, (part, colour) in enumerate(zip(methods, colours, strict=False)):
+        rows = [
+            (part["tasks"][n]["win_rate"], part["tasks"][n]["ci_low"], part["tasks"][n]["ci_high"])
+            for n in names
+        ]
+        agg = part["aggregate"]
+        rows.append((agg["iqm"], agg["ci_low"], agg["ci_high"]))
+        y = np.arange(len(rows)) + m * step
+        rate, low, high = (np.array(c) for c in zip(*rows, strict=True))
+        ax.errorbar(
+            rate,
+            y,
+            xerr=np.clip([rate - low, high - rate], 0, 1),
+            fmt="o",
+            color=colour,
+            capsize=3,
+            label=f"{part['method']} (95% interval)",
+        )
+        if len(part["runs"]) > 1:
+            for k, name in enumerate(names):
+                runs = [r["tasks"][name]["win_rate"] for r in part["runs"]]
+                ax.plot(runs, [y[k]] * len(runs), "|", color=colour, alpha=0.6, ms=9)
+    ax.set_yticks(
+        np.arange(len(names) + 1) + step * (len(methods) - 1) / 2,
+        [*names, "IQM over runs x tasks"],
+        fontsize=8,
+    )
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.axvline(0.5, color="#888", lw=0.8, ls="--")
+    ax.set_xlabel(
+        f"win rate ({report['suite']['games_per_task']} games per task and run, "
+        "both sides; a draw is not a win)"
+    )
+    ax.set_title("Win rate on each task of the benchmark, with its 95% interval")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    return fig
+
+
+def ladder_figure(report: dict[str, Any]) -> Figure:
+    """The ladder: the anchors at their pinned ratings and the method (and the baseline)
+    placed among them with its 95% interval."""
+    anchors = report["suite"]["ladder"]["anchors"]
+    placed = [(report["method"], report["rating"], "#3c64c8")]
+    base = report.get("baseline")
+    if base and base.get("rating"):
+        placed.append((base["method"], base["rating"], "#d2785a"))
+    fig = Figure(
+        figsize=(7.5, 0.45 * (len(anchors) + len(placed)) + 1.4), dpi=DPI, layout="constrained"
+    )
+    ax = fig.subplots()
+    rows = sorted(anchors.items(), key=lambda kv: kv[1])
+    for k, (name, value) in enumerate(rows):
+        ax.plot([value], [k], "s", color="#555")
+        ax.annotate(
+            f"{name} {value:.0f}",
+            (value, k),
+            xytext=(6, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+        )
+    for k, (name, r, colour) in enumerate(placed, start=len(rows)):
+        ax.errorbar(
+            [r["elo"]],
+            [k],
+            xerr=[[r["elo"] - r["ci_low"]], [r["ci_high"] - r["elo"]]],
+            fmt="o",
+            color=colour,
+            capsize=4,
+        )
+        ax.annotate(
+            f"{name} {r['elo']:.0f} [{r['ci_low']:.0f}, {r['ci_high']:.0f}]",
+            (r["elo"], k),
+            xytext=(6, 6),
+            textcoords="offset points",
+            fontsize=8,
+        )
+    ax.set_yticks(
+        range(len(rows) + len(placed)), [n for n, _ in rows] + [n for n, _, _ in placed], fontsize=8
+    )
+    ax.set_xlabel("rating (Elo scale: 400 points are 10:1 odds; random pinned at 0)")
+    ax.set_title("The rating ladder: pinned anchors and the placed agent (95% interval)")
+    return fig
