@@ -274,18 +274,24 @@ def run_jobs(
     done: dict[int, list[int]] = {}
     slow = [k for k, j in enumerate(parts) if _slow(j.agent) or _slow(j.opponent)]
     pooled = slow if workers > 1 and len(slow) > 1 else []
-    for k, job in enumerate(parts):
-        if k not in pooled:
-            done[k] = play_job(job)
+    here = [k for k in range(len(parts)) if k not in pooled]
+
+    def play_here() -> None:
+        for k in here:
+            done[k] = play_job(parts[k])
             if progress is not None:
-                progress(job.stop - job.start)
-    if pooled:
+                progress(parts[k].stop - parts[k].start)
+
+    if not pooled:
+        play_here()
+    else:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
         context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
             futures = {pool.submit(play_job, parts[k]): k for k in pooled}
+            play_here()  # the batched games, while the workers play the others
             for future in as_completed(futures):
                 k = futures[future]
                 done[k] = future.result()
