@@ -97,6 +97,31 @@ ENGINE_VARIABLE = "FACING_ENV_ENGINE"
 (default ``"auto"``)."""
 
 
+def resolve_engine(engine: str | None) -> str:
+    """``engine`` checked against :data:`ENGINES` (None: the :data:`ENGINE_VARIABLE`
+    environment variable, else ``"auto"``); a ``ValueError`` names a bad one."""
+    source = "engine"
+    if engine is None:
+        source, engine = ENGINE_VARIABLE, os.environ.get(ENGINE_VARIABLE) or "auto"
+    if engine not in ENGINES:
+        raise ValueError(f"{source} must be one of {ENGINES}, got {short_repr(engine)}")
+    return engine
+
+
+def plays_readable(engine: str) -> bool:
+    """Whether battles start on the readable engine now: ``"readable"``, or ``"auto"``
+    while the kernels are not compiled (which starts their compile in the background,
+    :mod:`facing_env.warm`)."""
+    if engine != "auto":
+        return engine == "readable"
+    from facing_env import warm
+
+    if warm.kernels_ready():
+        return False
+    warm.compile_in_background()
+    return True
+
+
 def finite_number(value: object, name: str) -> float:
     """``value`` checked to be a finite number (not a boolean, a NaN or an infinity)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -219,12 +244,7 @@ class raw_env(AECEnv):
         flat_observation: bool = False,
     ) -> None:
         super().__init__()
-        source = "engine"
-        if engine is None:
-            source, engine = ENGINE_VARIABLE, os.environ.get(ENGINE_VARIABLE) or "auto"
-        if engine not in ENGINES:
-            raise ValueError(f"{source} must be one of {ENGINES}, got {short_repr(engine)}")
-        self.engine = engine
+        self.engine = resolve_engine(engine)
         """What the battles play on (:data:`ENGINES`); ``"auto"`` decides at each
         ``reset`` (the kernels once they are compiled, the readable engine before)."""
         self._play: ReadableBattle | None = None
@@ -397,14 +417,7 @@ class raw_env(AECEnv):
         """Whether this battle plays on the readable engine (``engine``; for ``"auto"``:
         while the kernels are not compiled, which starts their compile in the
         background, :mod:`facing_env.warm`)."""
-        if self.engine != "auto":
-            return self.engine == "readable"
-        from facing_env import warm
-
-        if warm.kernels_ready():
-            return False
-        warm.compile_in_background()
-        return True
+        return plays_readable(self.engine)
 
     def _reset_readable(self) -> None:
         """``reset`` on the readable engine (:class:`~facing_env.rules.play.ReadableBattle`)."""

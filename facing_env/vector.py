@@ -90,6 +90,11 @@ ends the turns with nothing left and adds the rewards; battles that ended start 
 fixed scenario's in the arrays, :func:`facing_env.fast.turns.restart`; a procedural one
 built and started by the object engine), and a second call writes every actor's
 observation. ``tests/test_vector.py`` checks the identity above on every scenario.
+``VectorEnv(..., engine="readable")`` plays the same battles on the readable engine
+instead (:class:`facing_env.rules.play.ReadableEngine`: a Python loop, about 200 steps a
+second, nothing to compile; ``tests/test_vector_readable.py`` compares the two), and the
+default ``engine="auto"`` does so when the kernels are not compiled yet (starting their
+compile in the background, as the AEC env does), choosing once, when it is made.
 
 **Threads.** The battles are independent, so ``VectorEnv(..., threads=T)`` steps and
 observes them with T threads at once, each over a contiguous range of rows (the
@@ -121,7 +126,7 @@ from gymnasium import vector as gym_vector
 from gymnasium.vector.utils import batch_space
 
 from facing_env.actions import END_TURN_INDEX
-from facing_env.env import EnvSpec
+from facing_env.env import EnvSpec, plays_readable, resolve_engine
 from facing_env.errors import EnvStateError, IllegalActionError
 from facing_env.fast.batch import BatchEngine
 from facing_env.fast.geometry import winner as engine_winner
@@ -130,6 +135,7 @@ from facing_env.limits import short_repr
 from facing_env.render.text import board_text
 from facing_env.rules.dice import check_mode
 from facing_env.rules.engine import actor as engine_actor
+from facing_env.rules.play import ReadableEngine
 from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario
 
 MAX_ENVS = 1 << 16
@@ -172,9 +178,13 @@ class VectorEnv(gym_vector.VectorEnv):
         record_events: bool = False,
         final_observations: bool = False,
         threads: int | None = None,
+        engine: str | None = None,
         **env_kwargs: Any,
     ) -> None:
         _check_threads(threads)
+        self.engine = resolve_engine(engine)
+        """What the battles play on (``raw_env``'s ``engine``: ``"auto"`` decides here, once,
+        for this VectorEnv's life)."""
         if not _is_int(num_envs) or not 1 <= num_envs <= MAX_ENVS:
             raise ValueError(
                 f"num_envs must be an integer from 1 to {MAX_ENVS}, got {short_repr(num_envs)}"
@@ -202,18 +212,27 @@ class VectorEnv(gym_vector.VectorEnv):
         self.observation_size = int(self.single_observation_space["observation"].shape[0])
         self.n_actions = int(self.single_action_space.n)
         self._render_dims = spec.state_dims
-        self._engine = BatchEngine(
-            self.scenario,
-            self.num_envs,
-            agent_names=self.possible_agents,
-            layout=spec.layout,
-            n_actions=self.n_actions,
-            dice_mode=spec.dice_mode,
-            max_rounds=spec.max_rounds,
-            flat_footed_start=spec.flat_footed_start,
-            record_events=self.record_events,
-            threads=default_threads(self.num_envs) if threads is None else int(threads),
-        )
+        self._readable = plays_readable(self.engine)
+        common = {
+            "agent_names": self.possible_agents,
+            "layout": spec.layout,
+            "dice_mode": spec.dice_mode,
+            "max_rounds": spec.max_rounds,
+            "flat_footed_start": spec.flat_footed_start,
+            "record_events": self.record_events,
+        }
+        if self._readable:
+            self._engine: Any = ReadableEngine(
+                self.scenario, self.num_envs, codec=spec.codec, **common
+            )
+        else:
+            self._engine = BatchEngine(
+                self.scenario,
+                self.num_envs,
+                n_actions=self.n_actions,
+                threads=default_threads(self.num_envs) if threads is None else int(threads),
+                **common,
+            )
         self.threads: int = self._engine.threads
         """Threads stepping the battles (see "Threads" in the module docstring)."""
         self._rngs = [
@@ -383,7 +402,9 @@ class VectorEnv(gym_vector.VectorEnv):
         assert state is not None
         for i in ended:
             if self._terminations[i]:
-                team = int(engine_winner(state, i))
+                team = (
+                    self._engine.winner(int(i)) if self._readable else int(engine_winner(state, i))
+                )
                 if team >= 0:
                     self._winner[i] = self._team_index[self._engine.team_names[i][team]]
             self._length[i] = self._steps[i]

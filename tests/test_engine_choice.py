@@ -142,7 +142,8 @@ def test_warm_marks_the_cache_complete_and_lets_go_of_the_lock(cache_dir, monkey
 
 def test_a_cold_cache_steps_at_once_on_the_readable_engine(tmp_path):
     """A fresh process with an empty kernel cache: the quick start's first step comes in
-    seconds (the issue asks for 60), and nothing is compiled in that process."""
+    seconds (the issue asks for 60), a VectorEnv of another scenario steps within 60 more,
+    and nothing is compiled in that process."""
     code = textwrap.dedent(
         """
         import time
@@ -155,7 +156,13 @@ def test_a_cold_cache_steps_at_once_on_the_readable_engine(tmp_path):
         env.reset(seed=42)
         obs, *_ = env.last()
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
-        print(round(time.perf_counter() - start, 1), env.unwrapped._play is not None)
+        aec = time.perf_counter() - start
+        from facing_env.vector import VectorEnv
+        venv = VectorEnv("skirmish", num_envs=4, seed=0)  # another scenario, batched
+        obs, _ = venv.reset()
+        venv.step(np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]]))
+        more = time.perf_counter() - start - aec
+        print(round(aec, 1), round(more, 1), env.unwrapped._play is not None, venv._readable)
         """
     )
     environ = {k: v for k, v in os.environ.items() if k != ENGINE_VARIABLE}
@@ -165,7 +172,21 @@ def test_a_cold_cache_steps_at_once_on_the_readable_engine(tmp_path):
         [sys.executable, "-c", code], env=environ, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    seconds, readable = done.stdout.split()
-    assert readable == "True"
-    assert float(seconds) < 60 and time.perf_counter() - began < 90
+    aec, more, readable, batch_readable = done.stdout.split()
+    assert readable == batch_readable == "True"
+    assert float(aec) < 60 and float(more) < 60 and time.perf_counter() - began < 120
     assert not list(Path(tmp_path).rglob("*.nbi"))  # no kernel compiled
+
+
+def test_a_vector_env_chooses_its_engine_once(monkeypatch):
+    from facing_env.vector import VectorEnv
+
+    started = []
+    monkeypatch.setattr(warm, "kernels_ready", lambda: False)
+    monkeypatch.setattr(warm, "compile_in_background", lambda: started.append(1) or True)
+    venv = VectorEnv("duel", num_envs=2, seed=0, engine="auto")
+    assert venv._readable and venv.threads == 1 and started == [1]
+    monkeypatch.setattr(warm, "kernels_ready", lambda: True)
+    assert not VectorEnv("duel", num_envs=2, seed=0, engine="auto")._readable
+    with pytest.raises(ValueError, match="engine must be one of"):
+        VectorEnv("duel", engine="fast")

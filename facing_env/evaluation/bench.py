@@ -115,7 +115,7 @@ def vector_play(
     process loads it from numba's cache (tens of milliseconds), which is not throughput."""
     from facing_env.vector import VectorEnv
 
-    venv = VectorEnv(scenario, num_envs=num_envs, seed=seed, threads=threads)
+    venv = VectorEnv(scenario, num_envs=num_envs, seed=seed, threads=threads, engine="compiled")
     obs, _ = venv.reset()
     rng = np.random.default_rng(seed)
     for warm in range(WARMUP_STEPS):

@@ -220,7 +220,13 @@ def play_games(
         block = [
             {t: fork(a) for t, a in lineup.items()} for lineup in lineups[start : start + MAX_BATCH]
         ]
-        venv = VectorEnv(scenario, len(block), seed=seed + start, record_events=True, **env_kwargs)
+        venv = VectorEnv(  # the kernels unless asked otherwise: evaluations play many games
+            scenario,
+            len(block),
+            seed=seed + start,
+            record_events=True,
+            **{"engine": "compiled", **env_kwargs},
+        )
         obs, info = venv.reset()
         n = len(block)
         rngs = [np.random.default_rng([seed + start + g, 0xFACE]) for g in range(n)]

@@ -26,12 +26,13 @@ from facing_env.events import Event
 from facing_env.observation import BOUND, ObservationLayout
 from facing_env.rules import engine
 from facing_env.rules.battle import Battle
+from facing_env.rules.battle import agent_names as engine_agent_names
 from facing_env.rules.codec import ActionCodec, creature_slots
 from facing_env.rules.dice import Dice
 from facing_env.rules.observation import build
 from facing_env.scenario import Scenario
 
-__all__ = ["ReadableBattle"]
+__all__ = ["ReadableBattle", "ReadableEngine"]
 
 
 class ReadableBattle:
@@ -121,3 +122,154 @@ class ReadableBattle:
         assert self.battle is not None
         vector = build(self.battle, self.slots[cid], self.layout, self.max_rounds)
         return np.clip(vector, -BOUND, BOUND)
+
+
+KEEP = -2
+"""A slot for :meth:`ReadableEngine.observe_slots` that leaves the row as it is (the
+compiled writer's ``fast.observation.KEEP``; -1 writes zeros)."""
+
+
+class RowState:
+    """The few per-battle arrays :class:`~facing_env.vector.VectorEnv` reads from an
+    engine's ``state``, kept up to date by :class:`ReadableEngine`: the acting creature's
+    slot (-1: none), the round, the creature count and each creature's team index."""
+
+    def __init__(self, n: int, slots: int) -> None:
+        self.actor = np.full(n, -1, dtype=np.int32)
+        self.round = np.zeros(n, dtype=np.int32)
+        self.n_creatures = np.zeros(n, dtype=np.int32)
+        self.team = np.zeros((n, slots), dtype=np.int32)
+
+
+class ReadableEngine:
+    """N battles, each a :class:`ReadableBattle`, behind the interface
+    :class:`~facing_env.vector.VectorEnv` uses of the compiled
+    :class:`~facing_env.fast.batch.BatchEngine` (``start``, ``step``, ``observe``,
+    ``observe_slots``, ``mask``, ``rewards``, ``agent_of``, ``team_names``, ``state``,
+    ``battle``, ``events``, dice modes): ``VectorEnv(engine="readable")``, and ``"auto"``
+    while the kernels are not compiled. One Python loop over the battles: about 1,000
+    steps a second in all, against the kernels' hundreds of thousands."""
+
+    threads = 1
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        n: int,
+        *,
+        agent_names: list[str],
+        layout: ObservationLayout,
+        codec: ActionCodec,
+        dice_mode: str,
+        max_rounds: int,
+        flat_footed_start: bool,
+        record_events: bool = False,
+    ) -> None:
+        self.num_envs = n
+        self.plays = [
+            ReadableBattle(scenario, layout, codec, max_rounds, flat_footed_start)
+            for _ in range(n)
+        ]
+        self._column = {a: c for c, a in enumerate(agent_names)}
+        slots = layout.n_slots
+        self.state = RowState(n, slots)
+        self.mask = np.zeros((n, codec.n), dtype=np.int8)
+        self.rewards = np.zeros((n, len(agent_names)), dtype=np.float32)
+        self.agent_of = np.zeros((n, slots), dtype=np.int64)
+        self.team_names: list[list[str]] = [[] for _ in range(n)]
+        self.observations = np.zeros((n, layout.size), dtype=np.float32)
+        self.record_events = record_events
+        self.events: list[list[Event]] = [[] for _ in range(n)]
+        self._modes = [dice_mode] * n
+        self._ids: list[list[str]] = [[] for _ in range(n)]
+
+    def start(self, i: int, rng: np.random.Generator) -> list[Event]:
+        """Start battle ``i`` as the AEC env's ``reset`` does with this generator."""
+        play = self.plays[i]
+        events = play.start(rng, self._modes[i])
+        battle = play.battle
+        assert battle is not None
+        creatures = list(battle.creatures.values())
+        names = engine_agent_names(creatures)
+        self._ids[i] = [c.id for c in creatures]
+        self.team_names[i] = list(dict.fromkeys(c.team for c in creatures))
+        self.agent_of[i] = 0
+        self.agent_of[i, : len(names)] = [self._column[a] for a in names]
+        self.state.n_creatures[i] = len(creatures)
+        self.state.team[i] = 0
+        self.state.team[i, : len(creatures)] = [self.team_names[i].index(c.team) for c in creatures]
+        self.events[i] = list(events) if self.record_events else []
+        self._sync(i)
+        return events
+
+    def _sync(self, i: int) -> None:
+        """Row ``i``'s actor, round and mask from its battle."""
+        play = self.plays[i]
+        assert play.battle is not None
+        cid = play.actor()
+        self.state.actor[i] = self._ids[i].index(cid) if cid is not None else -1
+        self.state.round[i] = play.battle.initiative.round
+        self.mask[i] = play.mask
+
+    def step(
+        self, actions: np.ndarray, active: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Apply one action per battle (only the ``active`` ones); returns ``(terminated,
+        truncated)``, each ``(N,)`` bool, and leaves the step's rewards in
+        :attr:`rewards` (by possible agent)."""
+        n = self.num_envs
+        terminated = np.zeros(n, dtype=bool)
+        truncated = np.zeros(n, dtype=bool)
+        self.rewards[:] = 0.0
+        for i in range(n):
+            if active is not None and not active[i]:
+                continue
+            play = self.plays[i]
+            events, over, cut = play.step(int(actions[i]))
+            terminated[i], truncated[i] = over, cut
+            for k, cid in enumerate(self._ids[i]):
+                self.rewards[i, self.agent_of[i, k]] = play.earned.get(cid, 0.0)
+            if self.record_events:
+                self.events[i].extend(events)
+            self._sync(i)
+        return terminated, truncated
+
+    def winner(self, i: int) -> int:
+        """The index (in :attr:`team_names`) of battle ``i``'s winning team, -1 for none."""
+        battle = self.plays[i].battle
+        assert battle is not None
+        team = engine.winner(battle)
+        return self.team_names[i].index(team) if team is not None else -1
+
+    def observe(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """Every battle's acting creature's observation (the :attr:`observations` buffer;
+        with ``rows``, ``(N,)`` bool, only those rows are written)."""
+        slots = self.state.actor if rows is None else np.where(rows, self.state.actor, KEEP)
+        return self.observe_slots(slots, self.observations)
+
+    def observe_slots(self, slots: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """``out[i]``: creature slot ``slots[i]``'s observation of battle ``i`` (zeros for
+        -1, unchanged for :data:`KEEP`); returns ``out``."""
+        for i, k in enumerate(slots):
+            if k == KEEP:
+                continue
+            out[i] = 0.0 if k < 0 else self.plays[i].observe(self._ids[i][k])
+        return out
+
+    def battle(self, i: int) -> Battle:
+        """Battle ``i`` (the object itself: read it, do not change it)."""
+        battle = self.plays[i].battle
+        assert battle is not None
+        return battle
+
+    def set_dice_mode(self, mode: str, rows: np.ndarray) -> None:
+        """The dice mode of these battles from their next start on."""
+        for i in rows:
+            self._modes[int(i)] = mode
+
+    def dice_mode(self, i: int) -> str:
+        """Battle ``i``'s dice mode from its next start on."""
+        return self._modes[i]
+
+    def close(self) -> None:
+        """Nothing to stop (no threads)."""

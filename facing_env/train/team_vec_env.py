@@ -91,7 +91,8 @@ class TeamVecEnv(VecEnv):
             raise ValueError(
                 f"illegal_action must be 'end_turn' or 'raise', not {illegal_action!r}"
             )
-        self.venv = VectorEnv(scenario, num_envs, seed=seed, final_observations=True, **env_kwargs)
+        options = {"engine": "compiled", **env_kwargs}  # training needs the kernels' speed
+        self.venv = VectorEnv(scenario, num_envs, seed=seed, final_observations=True, **options)
         venv = self.venv
         if learner_team is not None and learner_team not in venv.teams:
             raise ValueError(f"learner_team {learner_team!r} is not one of {list(venv.teams)}")
