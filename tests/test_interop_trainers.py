@@ -150,4 +150,5 @@ def test_the_recipes_of_docs_interop_run():
         warnings.simplefilter("ignore")
         for i, block in enumerate(blocks):
             code = block.replace("learn(10_000)", "learn(128)").replace("n_steps=256", "n_steps=32")
+            code = code.replace("n_episode=4", "n_episode=1").replace("rollout(1000", "rollout(100")
             exec(compile(code, f"docs/interop.md block {i}", "exec"), {})
