@@ -16,7 +16,7 @@ Observations
     mask in which only END_TURN is set; they are never asked to act on it.
     ``state()`` gives a global view for centralised critics.
 Rewards
-    From the engine's events (:mod:`facing_env.rewards`): damage dealt to enemies, with
+    From the engine's events (:mod:`facing_env.rules.rewards`): damage dealt to enemies, with
     scenario weights for damage taken, kills, victory, defeat and draws (``rewards=``, a
     mapping of :class:`~facing_env.scenario.RewardWeights` fields, overrides some of them,
     e.g. ``{"draw": -1.0}``). Rewards earned between an agent's turns reach it at its
@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -85,43 +84,10 @@ from facing_env.rules.codec import ActionCodec, creature_slots
 from facing_env.rules.dice import Dice, check_mode
 from facing_env.rules.play import ReadableBattle
 from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario, reward_weights
+from facing_env.warm import plays_readable, resolve_engine
 
 ILLEGAL_ACTIONS = ("raise", "end_turn")
 """What ``raw_env(illegal_action=...)`` does with an action the mask forbids."""
-ENGINES = ("auto", "compiled", "readable")
-"""What ``raw_env(engine=...)`` plays on: the compiled kernels, the readable engine
-(:mod:`facing_env.rules.play`: no compiling, about 20 times slower, the same battles), or
-the readable one until the kernels are compiled (:mod:`facing_env.warm`), then the kernels."""
-ENGINE_VARIABLE = "FACING_ENV_ENGINE"
-"""The environment variable that gives ``raw_env``'s ``engine`` when it is not passed
-(default ``"auto"``)."""
-
-
-def resolve_engine(engine: str | None) -> str:
-    """``engine`` checked against :data:`ENGINES` (None: the :data:`ENGINE_VARIABLE`
-    environment variable, else ``"auto"``); a ``ValueError`` names a bad one."""
-    source = "engine"
-    if engine is None:
-        source, engine = ENGINE_VARIABLE, os.environ.get(ENGINE_VARIABLE) or "auto"
-    if engine not in ENGINES:
-        raise ValueError(f"{source} must be one of {ENGINES}, got {short_repr(engine)}")
-    return engine
-
-
-def plays_readable(engine: str) -> bool:
-    """Whether battles start on the readable engine now: ``"readable"``, or ``"auto"``
-    while the kernels are not compiled (which starts their compile in the background,
-    :mod:`facing_env.warm`)."""
-    if engine != "auto":
-        return engine == "readable"
-    from facing_env import warm
-
-    if warm.kernels_ready():
-        return False
-    warm.compile_in_background()
-    return True
-
-
 def finite_number(value: object, name: str) -> float:
     """``value`` checked to be a finite number (not a boolean, a NaN or an infinity)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -245,7 +211,7 @@ class raw_env(AECEnv):
     ) -> None:
         super().__init__()
         self.engine = resolve_engine(engine)
-        """What the battles play on (:data:`ENGINES`); ``"auto"`` decides at each
+        """What the battles play on (:data:`facing_env.warm.ENGINES`); ``"auto"`` decides at each
         ``reset`` (the kernels once they are compiled, the readable engine before)."""
         self._play: ReadableBattle | None = None
         if not isinstance(flat_observation, (bool, np.bool_)):

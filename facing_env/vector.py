@@ -126,7 +126,7 @@ from gymnasium import vector as gym_vector
 from gymnasium.vector.utils import batch_space
 
 from facing_env.actions import END_TURN_INDEX
-from facing_env.env import EnvSpec, plays_readable, resolve_engine
+from facing_env.env import EnvSpec
 from facing_env.errors import EnvStateError, IllegalActionError
 from facing_env.fast.batch import BatchEngine
 from facing_env.fast.geometry import winner as engine_winner
@@ -137,6 +137,7 @@ from facing_env.rules.dice import check_mode
 from facing_env.rules.engine import actor as engine_actor
 from facing_env.rules.play import ReadableEngine
 from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario
+from facing_env.warm import plays_readable, resolve_engine
 
 MAX_ENVS = 1 << 16
 """The most battles one VectorEnv holds."""

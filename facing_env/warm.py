@@ -30,6 +30,7 @@ from pathlib import Path
 
 from facing_env import cli
 from facing_env.fast import cache
+from facing_env.limits import short_repr
 
 COMPLETE = "complete"
 """The file that marks a cache directory whose kernels are all compiled."""
@@ -40,6 +41,37 @@ LOG = "warm.log"
 BACKGROUND_NICE = 10
 """How much lower a background compile's priority is than the process that started it."""
 _started = False
+
+ENGINES = ("auto", "compiled", "readable")
+"""What ``raw_env(engine=...)`` plays on: the compiled kernels, the readable engine
+(:mod:`facing_env.rules.play`: no compiling, about 20 times slower, the same battles), or
+the readable one until the kernels are compiled (this module), then the kernels."""
+ENGINE_VARIABLE = "FACING_ENV_ENGINE"
+"""The environment variable that gives ``raw_env``'s ``engine`` when it is not passed
+(default ``"auto"``)."""
+
+
+def resolve_engine(engine: str | None) -> str:
+    """``engine`` checked against :data:`ENGINES` (None: the :data:`ENGINE_VARIABLE`
+    environment variable, else ``"auto"``); a ``ValueError`` names a bad one."""
+    source = "engine"
+    if engine is None:
+        source, engine = ENGINE_VARIABLE, os.environ.get(ENGINE_VARIABLE) or "auto"
+    if engine not in ENGINES:
+        raise ValueError(f"{source} must be one of {ENGINES}, got {short_repr(engine)}")
+    return engine
+
+
+def plays_readable(engine: str) -> bool:
+    """Whether battles start on the readable engine now: ``"readable"``, or ``"auto"``
+    while the kernels are not compiled (which starts their compile in the background,
+    this module)."""
+    if engine != "auto":
+        return engine == "readable"
+    if kernels_ready():
+        return False
+    compile_in_background()
+    return True
 
 
 def _usable_cache() -> Path | None:

@@ -11,6 +11,6 @@ from __future__ import annotations
 
 import os
 
-from facing_env.env import ENGINE_VARIABLE
+from facing_env.warm import ENGINE_VARIABLE
 
 os.environ.setdefault(ENGINE_VARIABLE, "compiled")

@@ -19,8 +19,9 @@ import numpy as np
 import pytest
 
 from facing_env import warm
-from facing_env.env import ENGINE_VARIABLE, raw_env
+from facing_env.env import raw_env
 from facing_env.fast import cache
+from facing_env.warm import ENGINE_VARIABLE
 
 
 def _trajectory(env, seed: int, steps: int = 60) -> list:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from facing_env.events import Event
-from facing_env.rewards import event_rewards, outcome_rewards
+from facing_env.rules.rewards import event_rewards, outcome_rewards
 from facing_env.scenario import RewardWeights
 
 TEAMS = {"a": "red", "b": "blue", "c": "red"}

@@ -5,7 +5,7 @@
 then the dice, from the env's generator), applies action indices with
 :func:`facing_env.rules.engine.apply`, lists the legal actions with
 :func:`~facing_env.rules.legality.legal_actions`, observes with
-:mod:`facing_env.rules.observation` and pays the rewards of :mod:`facing_env.rewards`.
+:mod:`facing_env.rules.observation` and pays the rewards of :mod:`facing_env.rules.rewards`.
 Nothing here is compiled, so it needs no kernel cache: the AEC env plays on it with
 ``raw_env(engine="readable")``, and with ``engine="auto"`` (the default) while the kernels
 are not compiled yet (:func:`facing_env.fast.cache.kernels_ready`). The battles are the
@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from facing_env import rewards
 from facing_env.actions import END_TURN_INDEX
 from facing_env.events import Event
 from facing_env.observation import BOUND, ObservationLayout
-from facing_env.rules import engine
+from facing_env.rules import engine, rewards
 from facing_env.rules.battle import Battle
 from facing_env.rules.battle import agent_names as engine_agent_names
 from facing_env.rules.codec import ActionCodec, creature_slots
