@@ -22,25 +22,40 @@ nothing.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # not on POSIX: no background compile (the kernels compile on first use)
+    fcntl = None  # type: ignore[assignment]
 
 from facing_env import cli
 from facing_env.fast import cache
 from facing_env.limits import short_repr
 
 COMPLETE = "complete"
-"""The file that marks a cache directory whose kernels are all compiled."""
-LOCK = "warming.pid"
-"""The file that holds the process id of the compile under way."""
+"""The prefix of the file that marks this version's kernels compiled for this copy of the
+package (:func:`mark`)."""
+FAILED = "failed"
+"""The prefix of the file a background compile that failed leaves (:func:`mark`)."""
+LOCK = "warming.lock"
+"""The file a compile holds an exclusive lock on while it runs (the system lets go of it
+when the process ends, however it ends)."""
 LOG = "warm.log"
-"""Where a background compile writes its output."""
+"""Where a background compile writes its output (appended, each run headed by its time)."""
+PACKAGE = Path(__file__).resolve().parent
+"""This copy of the package (numba keys its cache files by the absolute source paths)."""
 BACKGROUND_NICE = 10
 """How much lower a background compile's priority is than the process that started it."""
 _started = False
+_child: subprocess.Popen | None = None
+"""The background compile this process started (kept: it is asked whether it runs)."""
 
 ENGINES = ("auto", "compiled", "readable")
 """What ``raw_env(engine=...)`` plays on: the compiled kernels, the readable engine
@@ -64,14 +79,17 @@ def resolve_engine(engine: str | None) -> str:
 
 def plays_readable(engine: str) -> bool:
     """Whether battles start on the readable engine now: ``"readable"``, or ``"auto"``
-    while the kernels are not compiled (which starts their compile in the background,
-    this module)."""
+    while the kernels are being compiled in the background (started here when they are
+    not compiled yet, :func:`compile_in_background`). When no compile can run in the
+    background (it failed before, or the system has no file locks), ``"auto"`` plays on
+    the kernels, compiling them on first use."""
     if engine != "auto":
         return engine == "readable"
     if kernels_ready():
         return False
-    compile_in_background()
-    return True
+    started = compile_in_background()
+    running = _child is not None and _child.poll() is None
+    return started or running or compiling()
 
 
 def _usable_cache() -> Path | None:
@@ -84,79 +102,118 @@ def _usable_cache() -> Path | None:
     return where
 
 
+def mark(kind: str) -> Path | None:
+    """The ``kind`` mark (:data:`COMPLETE` or :data:`FAILED`) of this version's cache for
+    this copy of the package: numba files its kernels under the absolute path of their
+    sources, so another checkout or environment with the same sources has its own."""
+    where = _usable_cache()
+    if where is None:
+        return None
+    copy = hashlib.sha1(str(PACKAGE).encode()).hexdigest()[:12]
+    return where / f"{kind}-{copy}"
+
+
 def kernels_ready() -> bool:
     """Whether every kernel is compiled in the cache (:func:`warm` finished for this
-    version of the sources). True when there is no lasting cache to wait for: the kernels
-    then compile in each process, and waiting would not help."""
-    where = _usable_cache()
-    return where is None or (where / COMPLETE).is_file()
+    version of the sources and this copy of the package). True when there is no lasting
+    cache to wait for: the kernels then compile in each process, and waiting would not
+    help."""
+    done = mark(COMPLETE)
+    return done is None or done.is_file()
 
 
 def compiling() -> bool:
-    """Whether a compile of this version's kernels is under way in another process."""
+    """Whether a compile of this version's kernels holds the lock (in another process)."""
     where = _usable_cache()
-    if where is None:
+    if where is None or fcntl is None:
         return False
     try:
-        pid = int((where / LOCK).read_text().strip() or "0")
-    except (OSError, ValueError):
-        return False
-    return pid > 0 and _alive(pid)
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` is running."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
+        with (where / LOCK).open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle, fcntl.LOCK_UN)
+    except BlockingIOError:
         return True
-    return True
+    except OSError:
+        return False
+    return False
 
 
 def compile_in_background() -> bool:
     """Start compiling the kernels in a detached low-priority process, unless they are
-    ready, one is already compiling them, or this process started one; returns whether
-    it started one (and then says so in one line on stderr)."""
+    ready, one is already compiling them, an earlier one failed (its log is named), this
+    process started one, or the system has no file locks; returns whether it started one
+    (and then says so in one line on stderr). Two processes that start one at once start
+    two, and the second gives way at once (:func:`warm` takes the lock)."""
     global _started
     where = _usable_cache()
-    if _started or where is None or kernels_ready() or compiling():
+    if _started or where is None or fcntl is None or kernels_ready() or compiling():
+        return False
+    failed = mark(FAILED)
+    if failed is not None and failed.is_file():
+        _say(
+            f"the background compile failed before (see {where / LOG}); the kernels compile"
+            " on first use, or now with python -m facing_env warm"
+        )
+        _started = True
         return False
     _started = True
-    log = (where / LOG).open("w")
-    subprocess.Popen(
-        [sys.executable, "-m", "facing_env", "warm", "--background"],
-        stdin=subprocess.DEVNULL,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-        close_fds=True,
-    )
-    log.close()
-    print(
-        "facing_env: the kernels are not compiled yet; this env plays on the readable engine "
-        "(the same battles, about 20 times slower) while they compile in the background "
-        f"(about 10 minutes on 2 cores; log: {where / LOG})",
-        file=sys.stderr,
+    path = os.pathsep.join(p for p in (str(PACKAGE.parent), os.environ.get("PYTHONPATH")) if p)
+    env = {**os.environ, "PYTHONPATH": path}  # this copy of the package, not the cwd's
+    try:
+        with (where / LOG).open("a") as log:
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+            log.write(f"--- {stamp}: compile started by process {os.getpid()}\n")
+            log.flush()
+            child = spawn(
+                [sys.executable, "-m", "facing_env", "warm", "--background"],
+                cwd=where,  # this user's private folder: nothing else on the path
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                close_fds=True,
+            )
+    except OSError as exc:
+        _say(f"cannot start the background compile ({exc}); the kernels compile on first use")
+        return False
+    global _child
+    _child = child
+    _say(
+        "the kernels are not compiled yet; this env plays on the readable engine (the same "
+        "battles, more slowly) while they compile in the background (about 10 minutes on 2 "
+        f"cores; log: {where / LOG})"
     )
     return True
 
 
+def spawn(args: list[str], **kwargs: object) -> subprocess.Popen:
+    """Start the background compile (``subprocess.Popen``; the tests replace it)."""
+    return subprocess.Popen(args, **kwargs)  # type: ignore[call-overload]
+
+
+def _say(message: str) -> None:
+    """One line on stderr."""
+    print(f"facing_env: {message}", file=sys.stderr)
+
+
 @contextlib.contextmanager
-def _lock(where: Path | None):
-    """Hold this cache directory's compile lock (the file names this process)."""
-    if where is None:
-        yield
+def _lock(where: Path | None) -> Iterator[bool]:
+    """Hold this cache directory's compile lock; yields False when another process holds
+    it (then nothing is compiled here)."""
+    if where is None or fcntl is None:
+        yield True
         return
-    lock = where / LOCK
-    lock.write_text(str(os.getpid()))
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            if lock.read_text().strip() == str(os.getpid()):
-                lock.unlink()
+    with (where / LOCK).open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def warm(argv: list[str] | None = None) -> int:
@@ -172,12 +229,24 @@ def warm(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.background and hasattr(os, "nice"):
         os.nice(BACKGROUND_NICE)
-    where = _usable_cache()
     start = time.perf_counter()
-    with _lock(where):
-        _compile_all()
-        if where is not None:
-            (where / COMPLETE).write_text(f"{time.time():.0f}\n")
+    with _lock(_usable_cache()) as mine:
+        if not mine:
+            print("another process is compiling the kernels; nothing to do")
+            return 0
+        try:
+            _compile_all()
+        except Exception:
+            failed = mark(FAILED)
+            if args.background and failed is not None:
+                failed.write_text(f"{time.time():.0f}\n")
+            raise
+        for kind, write in ((COMPLETE, True), (FAILED, False)):
+            path = mark(kind)
+            if path is not None and write:
+                path.write_text(f"{time.time():.0f}\n")
+            elif path is not None:
+                path.unlink(missing_ok=True)
     print(f"kernels compiled and cached in {time.perf_counter() - start:.0f} s")
     return 0
 

@@ -14,6 +14,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -99,9 +100,13 @@ def cache_dir(tmp_path, monkeypatch):
     return where
 
 
-def test_the_marker_says_when_the_kernels_are_ready(cache_dir):
+def test_the_mark_says_when_the_kernels_are_ready_for_this_copy(cache_dir):
     assert not warm.kernels_ready()
-    (cache_dir / warm.COMPLETE).write_text("1\n")
+    done = warm.mark(warm.COMPLETE)
+    assert done.parent == cache_dir and done.name.startswith("complete-")
+    (cache_dir / "complete-0123456789ab").write_text("1\n")  # another copy's: not ours
+    assert not warm.kernels_ready()
+    done.write_text("1\n")
     assert warm.kernels_ready()
 
 
@@ -111,34 +116,102 @@ def test_a_temporary_cache_never_waits(monkeypatch, tmp_path):
     assert not warm.compile_in_background()
 
 
+class FakePopen:
+    """Records the background compile instead of starting it (it runs while polled)."""
+
+    calls: ClassVar[list] = []
+
+    def __init__(self, args, **kwargs):
+        FakePopen.calls.append((args, kwargs))
+
+    def poll(self):
+        return None
+
+
+def _hold_lock(where: Path) -> subprocess.Popen:
+    """Another process holding the compile lock (until killed)."""
+    code = (
+        "import fcntl, sys, time\n"
+        f"h = open({str(where / warm.LOCK)!r}, 'a')\n"
+        "fcntl.flock(h, fcntl.LOCK_EX)\n"
+        "print('held', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
 def test_one_background_compile_at_a_time(cache_dir, monkeypatch, capsys):
-    calls = []
-
-    class FakePopen:
-        def __init__(self, args, **kwargs):
-            calls.append((args, kwargs))
-
-    monkeypatch.setattr(warm.subprocess, "Popen", FakePopen)
+    FakePopen.calls = []
+    monkeypatch.setattr(warm, "spawn", FakePopen)
+    monkeypatch.setattr(warm, "_child", None)
     assert warm.compile_in_background()
-    (args, kwargs), = calls
+    ((args, kwargs),) = FakePopen.calls
     assert args == [sys.executable, "-m", "facing_env", "warm", "--background"]
-    assert kwargs["start_new_session"] is True
+    assert kwargs["start_new_session"] is True and kwargs["cwd"] == cache_dir
+    assert kwargs["env"]["PYTHONPATH"].split(os.pathsep)[0] == str(warm.PACKAGE.parent)
     assert "compile in the background" in capsys.readouterr().err
+    assert "compile started by process" in (cache_dir / warm.LOG).read_text()
     assert not warm.compile_in_background()  # this process started one already
+    assert warm.plays_readable("auto")  # ... and it is still running
     monkeypatch.setattr(warm, "_started", False)
-    (cache_dir / warm.LOCK).write_text(str(os.getpid()))  # a live process holds the lock
-    assert warm.compiling()
-    assert not warm.compile_in_background()
-    assert len(calls) == 1
+    monkeypatch.setattr(warm, "_child", None)
+    holder = _hold_lock(cache_dir)
+    try:
+        assert warm.compiling()  # another process holds the lock
+        assert not warm.compile_in_background()
+        assert warm.plays_readable("auto")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert not warm.compiling()  # the system let go of the lock with the process
+    assert len(FakePopen.calls) == 1
+
+
+def test_after_a_failed_background_compile_auto_plays_on_the_kernels(
+    cache_dir, monkeypatch, capsys
+):
+    FakePopen.calls = []
+    monkeypatch.setattr(warm, "spawn", FakePopen)
+    monkeypatch.setattr(warm, "_child", None)
+    warm.mark(warm.FAILED).write_text("1\n")
+    assert not warm.compile_in_background() and FakePopen.calls == []
+    assert "failed before" in capsys.readouterr().err
+    assert not warm.plays_readable("auto")  # no compile under way: compile on first use
 
 
 def test_warm_marks_the_cache_complete_and_lets_go_of_the_lock(cache_dir, monkeypatch):
     seen = []
     monkeypatch.setattr(warm, "_compile_all", lambda: seen.append(warm.compiling()))
+    warm.mark(warm.FAILED).write_text("1\n")
     assert warm.warm([]) == 0
-    assert seen == [True]  # the lock named this process while it compiled
-    assert (cache_dir / warm.COMPLETE).is_file()
-    assert not (cache_dir / warm.LOCK).exists()
+    assert seen == [True]  # the lock was held while it compiled
+    assert warm.mark(warm.COMPLETE).is_file() and not warm.mark(warm.FAILED).exists()
+    assert not warm.compiling()
+
+
+def test_a_second_warm_gives_way_to_the_one_holding_the_lock(cache_dir, monkeypatch, capsys):
+    monkeypatch.setattr(warm, "_compile_all", lambda: pytest.fail("compiled twice"))
+    holder = _hold_lock(cache_dir)
+    try:
+        assert warm.warm([]) == 0
+    finally:
+        holder.kill()
+        holder.wait()
+    assert "another process is compiling" in capsys.readouterr().out
+    assert not warm.mark(warm.COMPLETE).exists()
+
+
+def test_a_failed_background_compile_leaves_its_mark(cache_dir, monkeypatch):
+    def broken():
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(warm, "_compile_all", broken)
+    monkeypatch.setattr(warm.os, "nice", lambda n: None)
+    with pytest.raises(RuntimeError, match="boom"):
+        warm.warm(["--background"])
+    assert warm.mark(warm.FAILED).is_file()
 
 
 def test_a_cold_cache_steps_at_once_on_the_readable_engine(tmp_path):
@@ -152,7 +225,7 @@ def test_a_cold_cache_steps_at_once_on_the_readable_engine(tmp_path):
         import numpy as np
         import facing_env
         from facing_env import warm
-        warm.compile_in_background = lambda: False  # the test starts no compile
+        warm.compile_in_background = lambda: True  # as if started: the test starts none
         env = facing_env.env(scenario="duel")
         env.reset(seed=42)
         obs, *_ = env.last()

@@ -44,7 +44,7 @@ def _play(
     pair: tuple | None = None,
 ) -> dict:
     env, ref = pair or (
-        facing_env.raw_env(scenario=scenario, dice=dice),
+        facing_env.raw_env(scenario=scenario, dice=dice, engine="compiled"),
         readable_env(scenario=scenario, dice=dice),
     )
     env.reset(seed=seed)
@@ -96,7 +96,10 @@ def test_later_episodes_of_one_env_match_the_reference(scenario):
     """A fixed scenario's later battles restart in the arrays (``fast.start.restart``:
     the opening, a new dice seed, initiative, the first turn) instead of being built and
     loaded again: one env, whole battles seeded and unseeded, against the reference."""
-    pair = (facing_env.raw_env(scenario=scenario), readable_env(scenario=scenario))
+    pair = (
+        facing_env.raw_env(scenario=scenario, engine="compiled"),
+        readable_env(scenario=scenario),
+    )
     for seed in (3, None, None, 4):
         _play(scenario, seed=seed, players=None, dice=None, limit=400, pair=pair)
 
@@ -104,7 +107,7 @@ def test_later_episodes_of_one_env_match_the_reference(scenario):
 @pytest.mark.parametrize("dice", ["expected", "deck"])
 def test_restarts_under_other_dice_match_the_reference(dice):
     pair = (
-        facing_env.raw_env(scenario="duel", dice=dice),
+        facing_env.raw_env(scenario="duel", dice=dice, engine="compiled"),
         readable_env(scenario="duel", dice=dice),
     )
     for seed in (1, None, None):

@@ -58,7 +58,65 @@ def test_a_partial_step_and_a_reset_mask_agree():
     acts = np.zeros(4, dtype=np.int64)  # END_TURN is always allowed
     outs = [e.step(acts, active=active) for e in envs]
     np.testing.assert_allclose(outs[0][0]["observation"], outs[1][0]["observation"], atol=1e-6)
+    np.testing.assert_array_equal(outs[0][0]["action_mask"], outs[1][0]["action_mask"])
+    np.testing.assert_allclose(outs[0][1], outs[1][1], atol=1e-6)
+    np.testing.assert_allclose(
+        outs[0][4]["creature_rewards"], outs[1][4]["creature_rewards"], atol=1e-6
+    )
     mask = np.array([False, True, False, False])
     outs = [e.reset(seed=[None, 99, None, None], options={"reset_mask": mask}) for e in envs]
     np.testing.assert_allclose(outs[0][0]["observation"], outs[1][0]["observation"], atol=1e-6)
     assert envs[0].battle(1).to_spec() == envs[1].battle(1).to_spec()
+
+
+@pytest.mark.parametrize("scenario", ["ogre", "dragon", "skirmish"])
+def test_dead_creatures_earn_nothing_more_on_either_engine(scenario):
+    """The kernels pay nothing to a creature down before the step (the outcome and the
+    draw included) and the draw at the round limit to those standing only: long battles
+    with a draw weight, where creatures fall before the end."""
+    kwargs = {"num_envs": 4, "seed": 21, "max_rounds": 30, "rewards": {"draw": -1.0}}
+    readable = VectorEnv(scenario, engine="readable", **kwargs)
+    compiled = VectorEnv(scenario, engine="compiled", **kwargs)
+    obs, _ = compiled.reset()
+    readable.reset()
+    rng = np.random.default_rng(2)
+    ended = 0
+    for _ in range(600):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
+        _, _, _, _, info_r = readable.step(acts)
+        obs, _, term, trunc, info_c = compiled.step(acts)
+        np.testing.assert_allclose(
+            info_r["creature_rewards"], info_c["creature_rewards"], rtol=0, atol=1e-5
+        )
+        ended += int((term | trunc).sum())
+    assert ended >= 1
+
+
+def test_readable_and_compiled_returns_agree_under_skip_dead_steps():
+    """The AEC env's returns per agent over whole ogre battles, dropped creatures kept to
+    the end (Tianshou's and TorchRL's view): the same on both engines."""
+    import facing_env
+
+    for seed in range(4):
+        totals = []
+        for engine in ("readable", "compiled"):
+            env = facing_env.skip_dead_steps(
+                facing_env.env(scenario="ogre", engine=engine, rewards={"draw": -1.0})
+            )
+            env.reset(seed=seed)
+            rng = np.random.default_rng(seed)
+            total = dict.fromkeys(env.possible_agents, 0.0)
+            for agent in env.agent_iter():
+                obs, reward, done, cut, _ = env.last()
+                total[agent] += reward
+                legal = np.flatnonzero(obs["action_mask"])
+                env.step(None if done or cut else int(rng.choice(legal)))
+            totals.append(total)
+        assert totals[0] == pytest.approx(totals[1], abs=1e-6), seed
+
+
+def test_the_readable_keep_slot_is_the_kernels():
+    from facing_env.fast.observation import KEEP as FAST_KEEP
+    from facing_env.rules.play import KEEP
+
+    assert KEEP == FAST_KEEP

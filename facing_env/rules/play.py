@@ -8,7 +8,7 @@ then the dice, from the env's generator), applies action indices with
 :mod:`facing_env.rules.observation` and pays the rewards of :mod:`facing_env.rules.rewards`.
 Nothing here is compiled, so it needs no kernel cache: the AEC env plays on it with
 ``raw_env(engine="readable")``, and with ``engine="auto"`` (the default) while the kernels
-are not compiled yet (:func:`facing_env.fast.cache.kernels_ready`). The battles are the
+are not compiled yet (:func:`facing_env.warm.kernels_ready`). The battles are the
 compiled engine's, action for action: ``tests/test_env_reference.py`` plays both side by
 side on every scenario and compares observations, masks, rewards and events.
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from facing_env.actions import END_TURN_INDEX
+from facing_env.errors import EnvStateError
 from facing_env.events import Event
 from facing_env.observation import BOUND, ObservationLayout
 from facing_env.rules import engine, rewards
@@ -39,8 +39,8 @@ class ReadableBattle:
 
     After :meth:`start` and after every :meth:`step`: ``battle`` and ``dice`` are the
     battle's state, ``mask`` the acting creature's legal actions (int8, the codec's
-    layout; END_TURN alone when nobody acts) and ``earned`` what each creature earned in
-    that call, by creature id."""
+    layout; nothing allowed when nobody acts, as the kernels' mask) and ``earned`` what
+    each creature earned in that call, by creature id."""
 
     def __init__(
         self,
@@ -59,6 +59,11 @@ class ReadableBattle:
         self.earned: dict[str, float] = {}
         self.battle: Battle | None = None
         self.dice: Dice | None = None
+        self.teams: dict[str, str] = {}
+        self.slots: dict[str, list[str]] = {}
+        self.gone: set[str] = set()
+        """Creatures down before the last step: they earn nothing more (the kernels'
+        ``gone``)."""
 
     def start(self, rng: np.random.Generator, dice_mode: str) -> list[Event]:
         """Build and start a battle with ``rng`` (the compiled engine's order of draws:
@@ -69,6 +74,7 @@ class ReadableBattle:
         self.slots = {cid: creature_slots(battle, cid) for cid in battle.creatures}
         events = engine.start(battle, self.dice, flat_footed_start=self.flat_footed_start)
         self.earned = {}
+        self.gone = set()
         self.scan()
         return events
 
@@ -80,13 +86,12 @@ class ReadableBattle:
 
     def scan(self) -> None:
         """List the acting creature's legal actions into :attr:`mask` (again after the
-        battle was changed by hand)."""
+        battle was changed by hand); nothing when nobody acts (the battle is over)."""
         battle = self.battle
         assert battle is not None
         self.mask[:] = 0
         cid = self.actor()
         if cid is None:
-            self.mask[END_TURN_INDEX] = 1
             return
         for action in engine.legal_actions(battle):
             self.mask[self.codec.encode(battle, self.slots[cid], action)] = 1
@@ -96,24 +101,38 @@ class ReadableBattle:
         the events, whether the battle is over and whether it was cut at the round limit
         (:attr:`earned` then holds the step's rewards, the outcome's included)."""
         battle, dice = self.battle, self.dice
-        assert battle is not None and dice is not None
-        cid = self.actor()
-        assert cid is not None
+        cid = self.actor() if battle is not None else None
+        if battle is None or dice is None or cid is None or not self.mask[index]:
+            raise EnvStateError(
+                f"action {index}: no creature can take it (the battle is over, not started,"
+                " or the action is not among the legal ones)"
+            )
         decoded = self.codec.decode(battle, self.slots[cid], index)
         events = engine.apply(battle, decoded, dice)
-        weights = self.scenario.rewards
-        earned = rewards.event_rewards(events, self.teams, weights)
         over = engine.is_over(battle)
         truncated = not over and battle.initiative.round > self.max_rounds
-        if over:
-            outcome = rewards.outcome_rewards(self.teams, engine.winner(battle), weights)
-        else:
-            outcome = dict.fromkeys(self.teams, weights.draw) if truncated else {}
-        for k, value in outcome.items():
-            earned[k] = earned.get(k, 0.0) + value
-        self.earned = earned
+        self.earned = self._earned(events, over, truncated)
+        self.gone |= {k for k, c in battle.creatures.items() if c.hp <= 0}
         self.scan()
         return events, over, truncated
+
+    def _earned(self, events: list[Event], over: bool, truncated: bool) -> dict[str, float]:
+        """The step's rewards by creature (the kernels' ``step_rewards``): the events',
+        then the outcome when the battle is over, or the draw at the round limit for those
+        still standing; a creature down before this step earns nothing."""
+        battle = self.battle
+        assert battle is not None
+        weights = self.scenario.rewards
+        earned = rewards.event_rewards(events, self.teams, weights)
+        if over:
+            outcome = rewards.outcome_rewards(self.teams, engine.winner(battle), weights)
+        elif truncated:
+            outcome = {k: weights.draw for k, c in battle.creatures.items() if c.hp > 0}
+        else:
+            outcome = {}
+        for k, value in outcome.items():
+            earned[k] = earned.get(k, 0.0) + value
+        return {k: v for k, v in earned.items() if k not in self.gone}
 
     def observe(self, cid: str) -> np.ndarray:
         """Creature ``cid``'s observation vector (clipped to ``observation.BOUND``, as
@@ -146,8 +165,9 @@ class ReadableEngine:
     :class:`~facing_env.fast.batch.BatchEngine` (``start``, ``step``, ``observe``,
     ``observe_slots``, ``mask``, ``rewards``, ``agent_of``, ``team_names``, ``state``,
     ``battle``, ``events``, dice modes): ``VectorEnv(engine="readable")``, and ``"auto"``
-    while the kernels are not compiled. One Python loop over the battles: about 1,000
-    steps a second in all, against the kernels' hundreds of thousands."""
+    while the kernels are not compiled. One Python loop over the battles: about 200
+    steps a second in all (each writes the acting creature's observation cell by cell),
+    against the kernels' hundreds of thousands."""
 
     threads = 1
 

@@ -122,6 +122,7 @@ class FacingRLlibEnv(PettingZooEnv):
         config = dict(config or {})
         adapter = {k: config.pop(k) for k in ADAPTER_KEYS if k in config}
         config.setdefault("scenario", DEFAULT_SCENARIO)
+        config.setdefault("engine", "compiled")  # training needs the kernels' speed
         super().__init__(MaskedObservations(raw_env(**config), **adapter))
         self.possible_agents = list(self.env.possible_agents)
         self.agents = list(self.possible_agents)

@@ -79,7 +79,8 @@ class TeamLearnerEnv(gym.Env):
         self._phi = 0.0
         self.illegal_action = illegal_action
         self.illegal_penalty = finite_number(illegal_penalty, "illegal_penalty")
-        self.env = raw_env(scenario=scenario, render_mode=render_mode, **env_kwargs)
+        options = {"engine": "compiled", **env_kwargs}  # training needs the kernels' speed
+        self.env = raw_env(scenario=scenario, render_mode=render_mode, **options)
         self.scenario = scenario
         self.render_mode = render_mode
         teams = self.env.scenario.teams
