@@ -33,7 +33,7 @@ from facing_env.fast.state import AREA_CODES, State, allocate, load, shape_index
 from facing_env.rules import engine
 from facing_env.rules.battle import Battle
 from facing_env.rules.dice import DICE_MODES
-from facing_env.tables import FEET_PER_SQUARE
+from facing_env.tables import FEET_PER_SQUARE, FLANKED_BONUS, OPPONENT_AREA_BONUS
 from facing_env.types import Area
 
 __all__ = ["DYNAMIC_FIELDS", "Lookahead", "attack_potential", "state_hash"]
@@ -59,9 +59,13 @@ _COPIED: tuple[str, ...] = (
 _MOVING = frozenset(_COPIED)
 _EVENTS_PER_STEP = 48  # room for one step's events per row (a step makes a handful)
 _AREA_VALUE = np.zeros(len(AREA_CODES), dtype=np.float64)
-_AREA_VALUE[AREA_CODES.index(Area.FLANK)] = 2.0  # UA-OPP-01: +2 from the flank
-_AREA_VALUE[AREA_CODES.index(Area.SIDE)] = 2.0  # the flanked condition (side_rear)
-_AREA_VALUE[AREA_CODES.index(Area.REAR)] = 4.0  # UA-OPP-02: +4 from the rear
+"""The attack bonus from each area of the defender, by area code: the larger of the
+facing bonus (UA-OPP-01/02: flank +2, rear +4) and the flanked condition's (SR-07/08:
+side +2, rear +4), from :mod:`facing_env.tables`."""
+for _area in (Area.FLANK, Area.SIDE, Area.REAR):
+    _AREA_VALUE[AREA_CODES.index(_area)] = max(
+        OPPONENT_AREA_BONUS[_area], FLANKED_BONUS[_area]
+    )
 _REAR = AREA_CODES.index(Area.REAR)
 
 

@@ -376,6 +376,7 @@ def scenario_from_dict(data: Any, source: str = "<dict>") -> Scenario:
         count = len(battle.creatures)
     else:
         _check_generator(parsed.generator, source)
+        _check_room(parsed.generator, source)
         count = len(parsed.generator.teams) * parsed.generator.team_size[1]
     if scenario.max_creatures() < count:
         raise ScenarioError(
@@ -415,6 +416,33 @@ def _check_generator(gen: GeneratorSpec, source: str) -> None:
                 file=source,
                 field="generator.bestiary",
             )
+
+
+def _check_room(gen: GeneratorSpec, source: str) -> None:
+    """Every team's first creature always finds room, whatever the draws: refused at load
+    otherwise (a battle that cannot be placed would fail at a later ``reset``).
+
+    The generator puts a team's first creature anywhere its space is free when the team's
+    rows are full (:func:`generate_spec`). Cut the smallest board into disjoint blocks of
+    the largest creature's side ``s``: a creature of side at most ``s`` overlaps at most
+    four of them, so while fewer than a quarter of the blocks are touched one stays free,
+    and the first creature of team ``t`` (at most ``t`` teams of ``team_size[1]`` before
+    it) fits there. Terrain never blocks a creature (it is cleared under it)."""
+    side = 1
+    if gen.grid == "square":
+        sizes = (Size.parse(bestiary()[n].get("size", "Medium")) for n in gen.bestiary)
+        side = max(_square_side(size) for size in sizes)
+    blocks = (gen.width[0] // side) * (gen.height[0] // side)
+    before = (len(gen.teams) - 1) * gen.team_size[1]  # creatures before the last team's first
+    touched = before if side == 1 else 4 * before
+    if touched >= blocks:
+        raise ScenarioError(
+            f"{len(gen.teams)} teams of up to {gen.team_size[1]} creatures of up to"
+            f" {side}x{side} squares may leave no room for a team on the smallest board"
+            f" {gen.width[0]}x{gen.height[0]}; make the boards bigger or the teams smaller",
+            file=source,
+            field="generator",
+        )
 
 
 def _square_side(size: Size) -> int:

@@ -527,19 +527,14 @@ def generators(draw: st.DrawFn) -> dict[str, Any]:
 @given(gen=generators(), seed=st.integers(0, 2**32 - 1))
 def test_generated_battles_are_valid_or_rejected_at_load(gen, seed):
     """A generator section either fails to load with a ScenarioError, or every seed builds
-    a valid battle in its bounds with every team on the board (with three teams or more,
-    the board may also turn out too full for one: a ScenarioError at reset)."""
+    a valid battle in its bounds with every team on the board (issue 33: a generator that
+    could leave a team no room is refused at load, never at a later reset)."""
     try:
         scenario = scenario_from_dict({"name": "G", "generator": gen}, source="gen.yaml")
     except ScenarioError as exc:
         assert str(exc).startswith("gen.yaml: ")
         return
-    try:
-        battle = scenario.build(np.random.default_rng(seed))
-    except ScenarioError as exc:  # a third team may find the board full: said clearly
-        assert len(gen["teams"]) > 2, exc
-        assert str(exc).startswith("gen.yaml: field 'generator': no room for any creature")
-        return
+    battle = scenario.build(np.random.default_rng(seed))
     assert gen["width"][0] <= battle.width <= gen["width"][1]
     assert gen["height"][0] <= battle.height <= gen["height"][1]
     per_team = {t: 0 for t in gen["teams"]}
@@ -547,14 +542,41 @@ def test_generated_battles_are_valid_or_rejected_at_load(gen, seed):
         per_team[c.team] += 1
     assert all(1 <= n <= gen["team_size"][1] for n in per_team.values()), per_team
     assert len(battle.creatures) <= scenario.max_creatures()
-    try:  # the env builds a probe battle of its own (seed 0): it may find the board full too
-        env = facing_env.raw_env(scenario=scenario)
-        env.reset(seed=seed)
-    except ScenarioError as exc:
-        assert len(gen["teams"]) > 2, exc
-        assert str(exc).startswith("gen.yaml: field 'generator': no room for any creature")
-        return
+    env = facing_env.raw_env(scenario=scenario, engine="readable")
+    env.reset(seed=seed)
     assert not any(env.terminations.values())
+
+
+@pytest.mark.parametrize(
+    ("generator", "message"),
+    [
+        (  # 4 teams of 3, Huge (3x3) at most, on 8x8: 4 blocks, 9 creatures touch up to 36
+            "{teams: [a, b, c, d], team_size: [1, 3], bestiary: [young_dragon, ogre],"
+            " width: [8, 9], height: [8, 9]}",
+            "4 teams of up to 3 creatures of up to 3x3 squares may leave no room for a team on"
+            " the smallest board 8x8",
+        ),
+        (  # hex: single cells; 3 teams of 4 before the last on 4x4 = 16 cells
+            "{teams: [a, b, c, d, e], team_size: [4, 4], bestiary: [fighter], grid: hex,"
+            " width: [4, 4], height: [4, 4]}",
+            "5 teams of up to 4 creatures of up to 1x1 squares may leave no room",
+        ),
+    ],
+)
+def test_a_generator_that_may_leave_a_team_no_room_is_refused_at_load(generator, message):
+    with pytest.raises(ScenarioError, match="gen.yaml: field 'generator': " + message):
+        scenario_from_dict(
+            {"name": "G", "generator": yaml.safe_load(generator)}, source="gen.yaml"
+        )
+
+
+def test_a_generator_with_room_loads():
+    """Two teams of three Medium creatures on 4x4: 3 creatures before blue's first, 16
+    blocks."""
+    gen = {"team_size": [3, 3], "bestiary": ["fighter"], "width": [4, 4], "height": [4, 4]}
+    scenario = scenario_from_dict({"name": "G", "generator": gen}, source="gen.yaml")
+    for seed in range(50):
+        assert len(scenario.build(np.random.default_rng(seed)).creatures) == 6
 
 
 # -- the action codec ---------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Rewards of the batched engine: :mod:`facing_env.rewards` and the env's step rewards.
+"""Rewards of the batched engine: :mod:`facing_env.rules.rewards` and the env's step rewards.
 
 :func:`step_rewards` is ``raw_env._finish_step``'s arithmetic for one battle row: the
 events' rewards (``rewards.event_rewards``: damage dealt and taken, kills, attacks from
