@@ -157,6 +157,10 @@ def test_the_suite_is_named_and_its_anchors_are_pinned():
     # the evaluation's seeds start above every seed the project trains or evaluates on
     assert bm.EVAL_SEED >= 2_000_000 and bm.LADDER_SEED >= bm.EVAL_SEED + bm.SEED_STRIDE * 50
     assert bm.task_seed(bm.TASKS[2]) == 2_020_000
+    # anchor 1 (aggressive) on the suite's third scenario: 2,500,000 + 10,000 (6 + 2)
+    assert bm.ladder_seed(1, bm.TASKS[2].scenario) == 2_580_000
+    assert bm.ladder_seed(1, bm.TASKS[2].scenario, ["duel", bm.TASKS[2].scenario]) == 2_590_000
+    assert bm.ladder_seed(0, "duel", ["duel"]) == 2_560_000
 
 
 def test_benchmark_scenarios_play_in_the_env_and_the_vector_env():

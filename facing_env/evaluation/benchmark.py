@@ -72,13 +72,12 @@ class Task:
 
 
 TASKS: tuple[Task, ...] = (
-    Task("mixed_party_vs_aggressive", "benchmark/mixed_party", "aggressive"),
     Task("mixed_party_vs_flanker", "benchmark/mixed_party", "flanker"),
     Task("ogre_vs_flanker", "ogre", "flanker"),
-    Task("hex_skirmish_vs_aggressive", "benchmark/hex_skirmish", "aggressive"),
-    Task("ruins_vs_aggressive", "benchmark/ruins", "aggressive"),
+    Task("hex_skirmish_vs_defensive", "benchmark/hex_skirmish", "defensive"),
+    Task("ruins_vs_flanker", "benchmark/ruins", "flanker"),
     Task("side_rear_skirmish_vs_defensive", "side_rear_skirmish", "defensive"),
-    Task("standard_skirmish_vs_aggressive", "standard_skirmish", "aggressive"),
+    Task("standard_skirmish_vs_defensive", "standard_skirmish", "defensive"),
 )
 """The suite (docs/benchmarks.md: why each task, and its measured headroom)."""
 
@@ -331,28 +330,39 @@ def task_seed(task: Task, tasks: Sequence[Task] = TASKS, seed: int = EVAL_SEED) 
     return seed + SEED_STRIDE * k
 
 
+def ladder_seed(anchor: int, scenario: str, scenarios: Sequence[str] = ()) -> int:
+    """The first seed of the games against anchor number ``anchor`` (in :data:`ANCHORS`) on
+    a ladder scenario: ``LADDER_SEED + SEED_STRIDE (S anchor + j)``, ``j`` the scenario's
+    place among the suite's ``S`` scenarios (:func:`ladder_scenarios`; one outside the
+    suite takes ``S`` plus its place in ``scenarios``, with anchors ``S + len(scenarios)``
+    apart), so a subset of the tasks plays the same ladder games as the whole suite."""
+    suite = ladder_scenarios()
+    extra = [s for s in scenarios if s not in suite]
+    j = suite.index(scenario) if scenario in suite else len(suite) + extra.index(scenario)
+    return LADDER_SEED + SEED_STRIDE * ((len(suite) + len(extra)) * anchor + j)
+
+
 def ladder_jobs(
     run: Run,
     index: int,
     scenarios: Sequence[str],
     games: int,
     anchors: Sequence[str] = tuple(ANCHORS),
-    *,
-    seed: int = LADDER_SEED,
 ) -> list[Job]:
-    """Run ``index``'s games against every anchor on every ladder scenario."""
+    """Run ``index``'s games against every anchor on every ladder scenario
+    (:func:`ladder_seed`)."""
     return [
         Job(
             ("ladder", index, anchor, scenario),
             scenario,
-            seed + SEED_STRIDE * (i * len(scenarios) + j),
+            ladder_seed(i, scenario, scenarios),
             run.agent(scenario),
             anchor,
             0,
             games,
         )
         for i, anchor in enumerate(anchors)
-        for j, scenario in enumerate(scenarios)
+        for scenario in scenarios
     ]
 
 
