@@ -857,7 +857,10 @@ def _parser() -> argparse.ArgumentParser:
         "with --quick; 0: no ladder)",
     )
     parser.add_argument(
-        "--tasks", nargs="+", help="play only these tasks (default: the whole suite)"
+        "--tasks",
+        nargs="+",
+        default=argparse.SUPPRESS,
+        help="play only these tasks, by name (all of the suite when not given)",
     )
     parser.add_argument("--json", help="write the report as JSON here (.json)")
     parser.add_argument("--markdown", help="write the report as markdown here (.md)")
@@ -914,7 +917,7 @@ def check(args: argparse.Namespace) -> Plan:
     ladder = getattr(args, "ladder_games", QUICK_LADDER_GAMES if args.quick else LADDER_GAMES)
     cli.count(ladder, "--ladder-games", low=0 if mode == "benchmark" else 1, high=SEED_STRIDE)
     tasks = list(TASKS)
-    if args.tasks:
+    if getattr(args, "tasks", None):
         known = {t.name: t for t in TASKS}
         unknown = [n for n in args.tasks if n not in known]
         if unknown:
