@@ -83,13 +83,16 @@ TASKS: tuple[Task, ...] = (
 
 ANCHORS: Mapping[str, float] = {
     "random": 0.0,
-    "aggressive": 0.0,
-    "defensive": 0.0,
-    "flanker": 0.0,
-    "expert": 0.0,
+    "aggressive": 475.0,
+    "defensive": 176.0,
+    "flanker": 588.0,
+    "expert": 599.0,
 }
-"""The ladder's pinned ratings (Elo scale, ``random`` at 0), from ``--pin-anchors``
-(docs/benchmarks.md: the command, its date and its games)."""
+"""The ladder's pinned ratings (Elo scale, ``random`` at 0): the fit of ``--pin-anchors
+--ladder-games 20`` (2026-11-26: 1,200 games, every pair 20 games on each of the suite's six
+scenarios), rounded to the point; docs/benchmarks.md has the games. They define the scale:
+a new version of an anchor (the expert) is placed on it, not pinned again, unless the
+version's notes say so."""
 
 SCRIPTED = ("random", "aggressive", "flanker", "defensive")
 """The scripted agents a task's headroom compares the expert with."""
