@@ -417,9 +417,10 @@ def ladder_figure(report: dict[str, Any]) -> Figure:
             textcoords="offset points",
             fontsize=8,
         )
-    ax.set_yticks(
-        range(len(rows) + len(placed)), [n for n, _ in rows] + [n for n, _, _ in placed], fontsize=8
-    )
+    labels = [f"{n} (anchor)" for n, _ in rows] + [f"{n} (placed)" for n, _, _ in placed]
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    ax.set_ylim(-0.6, len(labels) - 0.2)
+    ax.margins(x=0.2)  # room for the labels right of the points
     ax.set_xlabel("rating (Elo scale: 400 points are 10:1 odds; random pinned at 0)")
     ax.set_title("The rating ladder: pinned anchors and the placed agent (95% interval)")
     return fig
