@@ -615,8 +615,11 @@ class VectorEnv(gym_vector.VectorEnv):
         super().close(**kwargs)
 
     def close_extras(self, **kwargs: Any) -> None:
-        """Stop the worker threads (gymnasium's ``close`` calls it once)."""
-        self._engine.close()
+        """Stop the worker threads (gymnasium's ``close`` calls it once; a constructor that
+        raised left no engine to stop)."""
+        engine = getattr(self, "_engine", None)
+        if engine is not None:
+            engine.close()
 
     # -- helpers --------------------------------------------------------------------------
 

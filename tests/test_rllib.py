@@ -233,7 +233,7 @@ def test_train_rllib_checks_every_option_before_ray_starts(monkeypatch, capsys, 
     def refuse(*_args, **_kwargs):
         raise AssertionError("Ray started")
 
-    monkeypatch.setattr(train_rllib.ray, "init", refuse)
+    monkeypatch.setattr(ray, "init", refuse)  # train_rllib imports ray only when it starts it
     monkeypatch.setattr(train_rllib, "ppo_config", refuse)
     with pytest.raises(SystemExit) as info:
         train_rllib.main(train_rllib.Args(**options))

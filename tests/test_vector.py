@@ -177,6 +177,20 @@ def test_seeds_of_later_resets_and_reward_overrides():
     assert not np.array_equal(first, second)
 
 
+def test_a_refused_constructor_leaves_nothing_to_clean_up(monkeypatch):
+    """A constructor that raises must not make the garbage collector's ``close`` fail."""
+    import gc
+    import sys
+
+    seen = []
+    monkeypatch.setattr(sys, "unraisablehook", seen.append)
+    for kwargs in ({"num_envs": 0}, {"num_envs": 2, "seed": -1}, {"num_envs": 2, "threads": 0}):
+        with pytest.raises(ValueError):
+            VectorEnv("duel", **kwargs)
+    gc.collect()
+    assert seen == []
+
+
 def test_bad_input_is_named():
     with pytest.raises(ValueError, match="num_envs must be an integer from 1 to"):
         VectorEnv("duel", num_envs=0)
