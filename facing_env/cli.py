@@ -74,6 +74,18 @@ def parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
     return argparse.ArgumentParser(prog=prog, description=plain(doc), formatter_class=HelpFormatter)
 
 
+PROGRESS: dict[str, bool | None] = {"auto": None, "on": True, "off": False}
+"""The choices of ``--progress``: show the bars when stderr is a terminal, always, never."""
+
+
+def workers_and_progress(parser: argparse.ArgumentParser, workers: str, progress: str) -> None:
+    """Add ``--workers`` (processes for the games, one per CPU core by default) and
+    ``--progress`` (:data:`PROGRESS`, ``auto`` by default) to a command's parser, with
+    these help texts."""
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help=workers)
+    parser.add_argument("--progress", choices=PROGRESS, default="auto", help=progress)
+
+
 def run_main(main: Callable[[], Any]) -> NoReturn:
     """Run a command's ``main()`` and exit with its status (0 when it returns no int);
     output cut short by the reader (``... | head``) ends quietly, as Unix tools do."""
@@ -117,6 +129,23 @@ def output_file(path: str | None, option: str, suffixes: Sequence[str]) -> str |
         raise ValueError(f"{option} {short_repr(path)} is not writable")
     _writable_folder(target.parent, option, path)
     return path
+
+
+def report_files(json: str | None, markdown: str | None) -> None:
+    """Check the files a report is written to: ``--json`` (``.json``) and ``--markdown``
+    (``.md`` or ``.markdown``), each when given (:func:`output_file`); raise ``ValueError``."""
+    output_file(json, "--json", (".json",))
+    output_file(markdown, "--markdown", (".md", ".markdown"))
+
+
+def plots_need_matplotlib(plots: str | None) -> None:
+    """When ``--plots`` is given, check that matplotlib imports (the ``render`` extra);
+    raise ``ValueError``."""
+    if plots:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise ValueError("--plots needs matplotlib: pip install -e '.[render]'") from None
 
 
 def output_folder(path: str | None, option: str) -> str | None:

@@ -38,9 +38,9 @@ Engine
     is one compiled call (decode, apply, end empty turns, rewards), ``observe`` another.
     ``reset`` builds and starts the first battle with the object engine (the readable
     reference, :mod:`facing_env.rules.engine`) and loads it into the arrays; later battles of a
-    fixed scenario restart in the arrays (:mod:`facing_env.fast.turns`). ``battle`` is that
-    :class:`~facing_env.rules.battle.Battle`, written from the arrays when read; a battle
-    changed by hand is read back at the next ``step`` or ``observe``. ``events`` turns
+    fixed scenario restart in the arrays (:mod:`facing_env.fast.turns`). ``battle`` is a snapshot of
+    that :class:`~facing_env.rules.battle.Battle`, written from the arrays when read;
+    ``set_battle`` puts a battle edited by hand in play. ``events`` turns
     the steps' events into records when read. ``tests/test_env_reference.py`` plays every
     scenario in this env and in the object engine with the reference observation and
     finds them identical.
@@ -302,16 +302,49 @@ class raw_env(AECEnv):
 
     @property
     def battle(self) -> Battle:
-        """The battle as a :class:`~facing_env.rules.battle.Battle` (the object engine's form).
-
-        The env steps arrays (:mod:`facing_env.fast`); this object is written from them
-        when read. It may be changed by hand between steps: the next ``step`` or
-        ``observe`` reads it back (``invalidate_observations`` does so at once)."""
+        """A snapshot of the battle as a :class:`~facing_env.rules.battle.Battle` (the object
+        engine's form, written from the arrays when read): a copy, so changing it changes
+        nothing in play; :meth:`set_battle` puts an edited battle in play."""
         if "_stale" not in self.__dict__:
             raise AttributeError("battle: call reset() first")
-        battle = self._battle
-        self._exposed = True
-        return battle
+        return self._battle.snapshot()
+
+    def set_battle(self, battle: Battle) -> None:
+        """Put ``battle`` (a copy of it) in play: this episode's battle edited by hand, as
+        :attr:`battle` gave it (the same creatures in the same order, the same board). The
+        legal actions are listed again and observations recomputed; the dice go on as they
+        were. Raises :class:`EnvStateError` before ``reset``, ``ValueError`` for a battle of
+        other creatures or board, or one that is over."""
+        if "_stale" not in self.__dict__:
+            raise EnvStateError("set_battle() before reset(): call reset() first")
+        self._check_edit(battle)
+        if self._play is not None:
+            self._play.battle = battle.copy()
+            self._play.scan()
+        else:
+            self._sync_battle()  # the dice up to date before they are written back
+            load(self._engine.state, 0, battle, self._dice)
+            self._engine.rescan()
+            self._stale = True  # the row's battle object is behind the arrays now
+        self._obs_cache = {}
+
+    def _check_edit(self, battle: Battle) -> None:
+        """``set_battle``'s checks: ``battle`` is this episode's battle, edited."""
+        if not isinstance(battle, Battle):
+            raise TypeError(f"set_battle: expected a Battle, got {type(battle).__name__}")
+        now = self._battle
+        if list(battle.creatures) != list(now.creatures):
+            raise ValueError(
+                f"set_battle: the battle's creatures {list(battle.creatures)} are not this "
+                f"episode's {list(now.creatures)} (same ids, same order)"
+            )
+        if battle.terrain.shape != now.terrain.shape:
+            raise ValueError(
+                f"set_battle: a {battle.terrain.shape} board, this episode's is "
+                f"{now.terrain.shape}"
+            )
+        if engine.is_over(battle):
+            raise ValueError("set_battle: the battle is over (no creature could act)")
 
     @property
     def dice(self) -> Dice:
@@ -339,18 +372,6 @@ class raw_env(AECEnv):
             store_dice(eng.state, 0, self._dice)
             self._stale = False
 
-    def _read_back(self) -> None:
-        """Load the battle object into the arrays (it may have been changed by hand) and
-        scan its legal actions again."""
-        if self._exposed:
-            if self._play is not None:
-                self._play.scan()
-            else:
-                load(self._engine.state, 0, self._battle, self._dice)
-                self._engine.rescan()
-            self._obs_cache = {}
-            self._exposed = False
-
     # -- episode --------------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -364,7 +385,7 @@ class raw_env(AECEnv):
         eng = self._fresh_engine()
         battle, self._dice, start_events = eng.start(0, self._rng)
         restarted = eng.templates[0] is None  # restarted in the arrays: no object yet
-        self._stale, self._exposed = restarted, False
+        self._stale = restarted
         names = agent_names(battle.creatures.values())
         self._begin_agents(battle, names)
         self._names = names  # by creature slot of the arrays
@@ -396,7 +417,7 @@ class raw_env(AECEnv):
         start_events = play.start(self._rng, self.dice_mode)
         battle = play.battle
         assert battle is not None
-        self._dice, self._stale, self._exposed = play.dice, False, False
+        self._dice, self._stale = play.dice, False
         names = agent_names(battle.creatures.values())
         self._begin_agents(battle, names)
         self._names = names
@@ -437,8 +458,6 @@ class raw_env(AECEnv):
             index = action  # the common case, checked without the general path's calls
         else:
             index = self._action_index(agent, action)
-        if self._exposed:
-            self._read_back()
         play = self._play
         mask = play.mask if play is not None else self._engine.mask[0]
         illegal = None
@@ -501,7 +520,7 @@ class raw_env(AECEnv):
 
     def _why_illegal(self, agent: str, index: int) -> str:
         """The object engine's reason that action ``index`` is illegal now."""
-        battle = self.battle
+        battle = self._battle
         decoded = self.codec.decode(battle, self.slots[self.agent_to_id[agent]], index)
         reason = engine.why_illegal(battle, decoded) or "not among the legal actions"
         return f"illegal action {decoded.kind}({decoded.arg!r}): {reason}"
@@ -588,14 +607,6 @@ class raw_env(AECEnv):
 
     # -- views ----------------------------------------------------------------------------
 
-    def invalidate_observations(self) -> None:
-        """Read ``battle`` back into the arrays and forget cached observations. Call it
-        after changing ``battle`` by hand to see the change before the next ``step``."""
-        self._obs_cache = {}
-        if "_stale" in self.__dict__:
-            self._exposed = True
-            self._read_back()
-
     def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
         """The agent's observation and action mask (END_TURN alone for anyone but the
         actor); with ``flat_observation`` the vector alone (the mask is in its info)."""
@@ -607,8 +618,6 @@ class raw_env(AECEnv):
         cached = self._obs_cache.get(agent)
         if cached is not None:
             return cached
-        if self._exposed:
-            self._read_back()
         k = self._slot.get(agent)
         if k is None:
             return self._absent(agent)

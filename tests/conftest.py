@@ -14,7 +14,9 @@ import os
 
 import pytest
 
-from facing_env import warm
+pytest.register_assert_rewrite("tests.engine_boards", "tests.attack_boards", "tests.reference")
+
+from facing_env import warm  # noqa: E402  (after the assert rewrite of the helper modules)
 
 os.environ[warm.ENGINE_VARIABLE] = "compiled"
 

@@ -16,6 +16,8 @@ import pytest
 import facing_env
 from facing_env.evaluation import benchmark as bm
 from facing_env.evaluation import statistics as st
+from facing_env.evaluation import suite
+from facing_env.evaluation.report import Tally
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -137,8 +139,8 @@ def test_fit_ratings_of_a_chain():
 
 
 def test_rating_of_tallies_counts_draws_as_halves():
-    ladder = {"random": bm.Tally(5, 5, 0), "expert": bm.Tally(0, 0, 0)}
-    r = bm.rating(ladder, {"random": 0.0, "expert": 500.0})
+    ladder = {"random": Tally(5, 5, 0), "expert": Tally(0, 0, 0)}
+    r = suite.rating(ladder, {"random": 0.0, "expert": 500.0})
     assert r["elo"] == pytest.approx(400 * math.log10(3), abs=1e-6)  # 7.5 of 10
     assert r["games"] == 10 and r["edge"] is None
     assert set(r) == {"elo", "ci_low", "ci_high", "games", "edge"}
@@ -148,21 +150,23 @@ def test_rating_of_tallies_counts_draws_as_halves():
 
 
 def test_the_suite_is_named_and_its_anchors_are_pinned():
-    names = [t.name for t in bm.TASKS]
+    names = [t.name for t in suite.TASKS]
     assert len(names) >= 6 and len(set(names)) == len(names)
-    assert {t.opponent for t in bm.TASKS} <= set(bm.SCRIPTED)
-    assert list(bm.ANCHORS) == ["random", "aggressive", "defensive", "flanker", "expert"]
-    assert bm.ANCHORS["random"] == 0.0
-    assert bm.ANCHORS == {
+    assert {t.opponent for t in suite.TASKS} <= set(suite.SCRIPTED)
+    assert list(suite.ANCHORS) == ["random", "aggressive", "defensive", "flanker", "expert"]
+    assert suite.ANCHORS["random"] == 0.0
+    assert suite.ANCHORS == {
         "random": 0.0, "aggressive": 475.0, "defensive": 176.0, "flanker": 588.0, "expert": 599.0
     }  # fmt: skip
     # the evaluation's seeds start above every seed the project trains or evaluates on
-    assert bm.EVAL_SEED >= 2_000_000 and bm.LADDER_SEED >= bm.EVAL_SEED + bm.SEED_STRIDE * 50
-    assert bm.task_seed(bm.TASKS[2]) == 2_020_000
+    assert suite.EVAL_SEED >= 2_000_000
+    assert suite.LADDER_SEED >= suite.EVAL_SEED + suite.SEED_STRIDE * 50
+    assert suite.task_seed(suite.TASKS[2]) == 2_020_000
     # anchor 1 (aggressive) on the suite's third scenario: 2,500,000 + 10,000 (6 + 2)
-    assert bm.ladder_seed(1, bm.TASKS[2].scenario) == 2_580_000
-    assert bm.ladder_seed(1, bm.TASKS[2].scenario, ["duel", bm.TASKS[2].scenario]) == 2_590_000
-    assert bm.ladder_seed(0, "duel", ["duel"]) == 2_560_000
+    third = suite.TASKS[2].scenario
+    assert suite.ladder_seed(1, third) == 2_580_000
+    assert suite.ladder_seed(1, third, ["duel", third]) == 2_590_000
+    assert suite.ladder_seed(0, "duel", ["duel"]) == 2_560_000
 
 
 def test_benchmark_scenarios_play_in_the_env_and_the_vector_env():
@@ -171,7 +175,7 @@ def test_benchmark_scenarios_play_in_the_env_and_the_vector_env():
     AEC env and a ``VectorEnv``."""
     from facing_env.vector import VectorEnv
 
-    own = sorted({t.scenario for t in bm.TASKS if t.scenario.startswith("benchmark/")})
+    own = sorted({t.scenario for t in suite.TASKS if t.scenario.startswith("benchmark/")})
     assert len(own) >= 3
     assert not set(own) & set(facing_env.scenario_names())
     for scenario in own:
@@ -203,36 +207,35 @@ def test_runs_from_train_py_folders(tmp_path):
     ):
         (tmp_path / "a" / folder).mkdir(parents=True)
         (tmp_path / "a" / folder / "model.zip").write_bytes(b"")
-    runs = bm.runs_from_folder(tmp_path)
+    runs = suite.runs_from_folder(tmp_path)
     assert [r.name for r in runs] == ["ppo seed 1", "ppo seed 2"]
     assert runs[0].agent("benchmark/ruins") == f"model:{tmp_path}/a/ruins__ppo__1__200/model.zip"
     assert runs[0].agent("ogre").endswith("ogre__ppo__1__150/model.zip")
     with pytest.raises(ValueError, match="no model for scenario 'ogre'"):
         runs[1].agent("ogre")
-    assert (
-        bm.Run("m", {"*": "model:x/{scenario}.zip"}).agent("benchmark/ruins") == "model:x/ruins.zip"
-    )
+    run = suite.Run("m", {"*": "model:x/{scenario}.zip"})
+    assert run.agent("benchmark/ruins") == "model:x/ruins.zip"
 
 
 # -- playing and the JSON layout ------------------------------------------------------------
 
-DUEL = bm.Task("duel_vs_flanker", "duel", "flanker")
+DUEL = suite.Task("duel_vs_flanker", "duel", "flanker")
 
 
 def test_games_are_the_same_whatever_the_workers():
     """Random's games cut into jobs of :data:`CHUNK` games, played in one process or two."""
-    jobs = bm.suite_jobs(bm.Run("random", {"*": "random"}), 0, [DUEL], 12)
-    assert len(bm.split(jobs)) == 2
-    one = bm.run_jobs(jobs, workers=1)
-    two = bm.run_jobs(jobs, workers=2)
+    jobs = suite.suite_jobs(suite.Run("random", {"*": "random"}), 0, [DUEL], 12)
+    assert len(suite.split(jobs)) == 2
+    one = suite.run_jobs(jobs, workers=1)
+    two = suite.run_jobs(jobs, workers=2)
     assert one == two and len(one[("task", 0, DUEL.name)]) == 12
 
 
 def test_json_layout(tmp_path):
-    report = bm.benchmark(
-        [bm.Run("aggressive", {"*": "aggressive"}), bm.Run("flanker", {"*": "flanker"})],
+    report = suite.benchmark(
+        [suite.Run("aggressive", {"*": "aggressive"}), suite.Run("flanker", {"*": "flanker"})],
         name="scripted",
-        baseline=[bm.Run("random", {"*": "random"})],
+        baseline=[suite.Run("random", {"*": "random"})],
         baseline_name="random",
         tasks=[DUEL],
         games=4,
@@ -243,7 +246,7 @@ def test_json_layout(tmp_path):
         "rating", "baseline", "probability_of_improvement", "marl_eval",
     ]  # fmt: skip
     assert report["format"] == "facing_env.benchmark/1"
-    seed = 2_000_000 + 10_000 * len(bm.TASKS)  # the first place after the suite's tasks
+    seed = 2_000_000 + 10_000 * len(suite.TASKS)  # the first place after the suite's tasks
     assert report["suite"]["tasks"] == [
         {"name": DUEL.name, "scenario": "duel", "opponent": "flanker", "seed": seed}
     ]
@@ -257,11 +260,11 @@ def test_json_layout(tmp_path):
         "metric", "iqm", "ci_low", "ci_high", "mean", "runs", "tasks", "bootstrap", "reps", "seed"
     }  # fmt: skip
     assert report["aggregate"]["bootstrap"] == "runs"
-    assert report["rating"]["games"] == 2 * 2 * len(bm.ANCHORS)
+    assert report["rating"]["games"] == 2 * 2 * len(suite.ANCHORS)
     assert report["rating"]["ci_low"] <= report["rating"]["elo"] <= report["rating"]["ci_high"]
     run = report["runs"][0]
     assert set(run) == {"name", "agents", "tasks", "ladder", "rating"}
-    assert set(run["ladder"]) == set(bm.ANCHORS)
+    assert set(run["ladder"]) == set(suite.ANCHORS)
     assert report["baseline"]["aggregate"]["bootstrap"] == "games"
     pi = report["probability_of_improvement"]
     assert set(pi) == {"x", "y", "value", "ci_low", "ci_high", "reps", "seed"}
@@ -288,7 +291,7 @@ def no_games(monkeypatch):
     def refuse(*_args, **_kwargs):
         raise AssertionError("a game was played")
 
-    monkeypatch.setattr(bm, "play_job", refuse)
+    monkeypatch.setattr(suite, "play_job", refuse)
 
 
 @pytest.mark.parametrize(

@@ -80,8 +80,9 @@ def test_a_hand_edit_of_the_battle_is_seen_alike_by_both_engines():
         env.reset(seed=0)
         agent = env.agent_selection
         before = env.observe(agent)["observation"].copy()
-        env.battle.creatures[env.agent_to_id[agent]].hp = 3
-        env.invalidate_observations()
+        battle = env.battle
+        battle.creatures[env.agent_to_id[agent]].hp = 3
+        env.set_battle(battle)
         after = env.observe(agent)
         assert not np.array_equal(before, after["observation"])
         seen.append((after["observation"], after["action_mask"]))

@@ -316,3 +316,49 @@ def test_an_env_and_its_battle_copy_and_pickle(scenario, how):
     _play(twin, 40)
     assert [e.to_dict() for e in twin.events] == [e.to_dict() for e in env.events]
     assert twin.rewards == env.rewards and twin.agents == env.agents
+
+
+@pytest.mark.parametrize("engine_name", ["readable", "compiled"])
+def test_battle_is_a_snapshot_and_set_battle_puts_an_edit_in_play(engine_name):
+    """``env.battle`` is a copy (an edit changes nothing in play); ``set_battle`` puts it in
+    play: the observation and the mask follow the edit, and the dice go on as they were."""
+    env = facing_env.raw_env(scenario="duel", engine=engine_name)
+    env.reset(seed=3)
+    agent = env.agent_selection
+    cid = env.agent_to_id[agent]
+    before = env.observe(agent)["observation"].copy()
+    snapshot = env.battle
+    snapshot.creatures[cid].hp = 1
+    assert env.battle.creatures[cid].hp != 1  # the snapshot's edit is not in play
+    np.testing.assert_array_equal(env.observe(agent)["observation"], before)
+    env.set_battle(snapshot)
+    assert env.battle.creatures[cid].hp == 1
+    assert not np.array_equal(env.observe(agent)["observation"], before)
+    snapshot.creatures[cid].hp = 7  # set_battle kept a copy
+    assert env.battle.creatures[cid].hp == 1
+    with pytest.raises(ValueError, match="read-only"):
+        snapshot.terrain[0, 0] = 1  # the board is shared, read-only
+    assert env.battle.initiative == snapshot.initiative and env.battle.turn == snapshot.turn
+    assert env.battle.initiative is not env.battle.initiative
+    count = env.dice.count
+    env.set_battle(env.battle)
+    assert env.dice.count == count
+
+
+def test_set_battle_refuses_another_battle_by_name():
+    env = facing_env.raw_env(scenario="duel")
+    with pytest.raises(facing_env.EnvStateError, match=r"set_battle\(\) before reset"):
+        env.set_battle(None)  # type: ignore[arg-type]
+    env.reset(seed=0)
+    with pytest.raises(TypeError, match="set_battle: expected a Battle, got dict"):
+        env.set_battle({})  # type: ignore[arg-type]
+    other = facing_env.raw_env(scenario="skirmish")
+    other.reset(seed=0)
+    with pytest.raises(ValueError, match=r"set_battle: the battle's creatures \["):
+        env.set_battle(other.battle)
+    over = env.battle
+    for c in over.creatures.values():
+        if c.team != over.creatures[env.agent_to_id[env.agent_selection]].team:
+            c.hp = -10
+    with pytest.raises(ValueError, match="set_battle: the battle is over"):
+        env.set_battle(over)

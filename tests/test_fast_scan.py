@@ -425,7 +425,7 @@ def hand_made() -> list[Battle]:
     docstring), and a few states scripted from them (a withdrawal under way, a player
     character's traded 5-foot steps, a Cleave left)."""
     from tests.boards import board
-    from tests.test_engine import attack, begin, do, step5
+    from tests.engine_boards import attack, begin, do, step5
 
     out = []
     # reach, ranged attacks, a flat-footed creature with and without Combat Reflexes, a
@@ -504,7 +504,7 @@ def hand_made() -> list[Battle]:
 
 def _hex_board(ruleset: str) -> Battle:
     """A hex board with triangle and flower footprints, reach and terrain."""
-    from tests.test_engine import begin
+    from tests.engine_boards import begin
 
     spec = {
         "ruleset": ruleset,

@@ -164,7 +164,7 @@ def play_episode(env, rng: np.random.Generator) -> int:  # noqa: C901  (every in
             assert agent not in u.agents, "the dead step removes the agent"
             continue
         assert creature.hp > 0, f"dead {agent} was asked to act"
-        assert engine.actor(u.battle) is creature
+        assert engine.actor(u.battle).id == cid
         assert env.observation_space(agent).contains(obs)
         hp_before = _snapshot(u.battle)
         ledger_before = dict(u.damage_ledger)

@@ -13,7 +13,7 @@ from facing_env import IllegalActionError, rules
 from facing_env.rules import engine
 from facing_env.rules.engine import Action
 from tests.boards import board
-from tests.test_engine import END, attack, begin, do, keep, kinds, move, step5
+from tests.engine_boards import END, attack, begin, do, keep, kinds, move, step5
 
 N, NE, E, SE, S, SW, W, NW = range(8)
 READY = Action(engine.READY)

@@ -220,14 +220,16 @@ def test_a_new_scenario_with_the_same_ids_gives_new_rows():
     red, blue = env.agent_to_id["red_0"], "blue"
     table = observation.ObservationLayout(env.layout.window, env.layout.n_slots)
     assert env.slots[red][1] == blue
-    env.battle.creatures[red].flat_footed = env.battle.creatures[blue].flat_footed = False
-    env.invalidate_observations()
+    battle = env.battle
+    battle.creatures[red].flat_footed = battle.creatures[blue].flat_footed = False
+    env.set_battle(battle)
     row = table.split(env.observe("red_0")["observation"])[1][1]
     assert row[reach] == 0.0
     env.scenario = scenario_from_dict(_duel_with(attacks=[{"name": "glaive", "reach": 10}]))
     env.reset(seed=0)
-    env.battle.creatures[red].flat_footed = env.battle.creatures[blue].flat_footed = False
-    env.invalidate_observations()
+    battle = env.battle
+    battle.creatures[red].flat_footed = battle.creatures[blue].flat_footed = False
+    env.set_battle(battle)
     row = table.split(env.observe("red_0")["observation"])[1][1]
     assert row[reach] == 1.0
     check_observations_match_reference(env)

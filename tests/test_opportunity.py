@@ -1,8 +1,11 @@
-"""Threatened squares and attacks of opportunity: ``threatened_cells`` and ``provokers``.
+"""Threatened squares and attacks of opportunity: ``threatened_cells`` and ``provokers``,
+and attacks of opportunity made through the engine's ``apply`` (the last section).
 
 Rule ids (docs/rules.md): SRD-AOO-01..05, EP-THR-01, EP-REACH-01, EP-DBL-01, EP-RUN-01,
-EP-WDR-01, EP-CHG-02, EP-5FT-01, EP-FORCE-01, SRD-FF-01 and IC-12. Boards: x grows east,
-y grows south; the letter is the id.
+EP-WDR-01, EP-CHG-02, EP-5FT-01, EP-FORCE-01, SRD-FF-01 and IC-12; through ``apply``,
+UA-AOO-01..03, SRD-AOO-05, UA-FEAT-CR and IC-09. Boards: x grows east, y grows south; the
+letter is the id. The engine helpers (``begin``, ``do``, directions ``N`` .. ``NW`` = 0..7)
+are in tests/engine_boards.py.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import pytest
 from facing_env.rules import engine, geometry, provokers, threatened_cells, threatens
 from facing_env.rules.opportunity import can_make_attacks_of_opportunity, step_provokers
 from tests.boards import board
+from tests.engine_boards import END, NW, E, N, S, W, attacks_in, begin, do, keep, move
 from tests.env_play import SCENARIOS, walk
 
 FACINGS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
@@ -401,3 +405,119 @@ def test_step_provokers_equals_provokers_of_a_one_step_path(scenario):
         walk(scenario, seed, 120, visit=visit)
     assert checked > 100
     assert provoking > 0  # some steps leave a threatened square
+
+
+# ==========================================================================================
+# Attacks of opportunity (UA-AOO-01..03, SRD-AOO-05, UA-FEAT-CR, IC-09)
+# ==========================================================================================
+
+
+@pytest.mark.parametrize(
+    ("text", "r_facing", "action", "modifier", "cost"),
+    [
+        ("F R .", "N", move(N), 2, 1),  # UA-AOO-01 (Figure 1): F in R's flank
+        ("F R .", "W", keep(N), 0, 2),  # UA-AOO-02 (Figure 2): sideways, F in R's front
+        ("R F .", "N", move(N), -8, 1),  # UA-AOO-03 (Figure 3): R in F's rear, F in R's flank
+        ("F R .", "N", move(NW), 0, 1),  # UA-MOVE-01: R turns NW first, F now in its front
+        ("F R .", "N", keep(NW), 2, 1),  # the same step without turning: +2
+    ],
+)
+def test_ua_aoo_01_03_attack_of_opportunity_facing_modifiers(
+    text, r_facing, action, modifier, cost
+):
+    """UA-AOO-01..03 with IC-09: the fighter F (facing E) gets an attack of opportunity when
+    the rogue R leaves the square next to it, with F's own penalty plus the bonus from R's
+    facing in the square being left (after R turned toward its step, UA-MOVE-01)."""
+    b = board(". . .\n" + text + "\n. . .", F={"facing": "E"}, R={"facing": r_facing})
+    begin(b, "R", "F", flat_footed_start=False)
+    events = do(b, action)
+    assert [(e.kind, e.actor) for e in events] == [("attack", "F"), ("move", "R")]
+    assert (events[0].attack_kind, events[0].facing_modifier) == ("aoo", modifier)
+    assert events[1].cost == cost
+
+
+@pytest.mark.parametrize(
+    ("where", "m_facing", "away", "feats", "modifier"),
+    [
+        ((2, 1), "W", E, [], -5),  # M in F's flank: -5
+        ((2, 1), "W", E, ["Combat Reflexes"], 0),  # UA-FEAT-CR: flank without penalty
+        ((1, 2), "N", S, ["Combat Reflexes"], -10),  # the rear is still -10
+    ],
+)
+def test_ua_feat_cr_attacks_of_opportunity_into_the_flank(where, m_facing, away, feats, modifier):
+    """UA-FEAT-CR: Combat Reflexes lets F (facing N) make attacks of opportunity into its
+    flank without penalty; M faces F and backs away without turning."""
+    rows = [[".", ".", "."] for _ in range(4)]
+    rows[1][1] = "F"
+    rows[where[1]][where[0]] = "M"
+    rows = [[*r, "."] for r in rows]
+    b = board(
+        "\n".join(" ".join(r) for r in rows),
+        F={"facing": "N", "feats": feats},
+        M={"facing": m_facing, "hp": 100},
+    )
+    begin(b, "M", "F", flat_footed_start=False)
+    [aoo] = attacks_in(do(b, keep(away)))
+    assert (aoo.actor, aoo.attack_kind, aoo.facing_modifier) == ("F", "aoo", modifier)
+
+
+@pytest.mark.parametrize(
+    ("dex", "feats", "makers"),
+    [
+        (10, [], ["F"]),  # SRD-AOO-05: one per round
+        (12, ["Combat Reflexes"], ["F", "F"]),  # UA-FEAT-CR (3.5): 1 + Dex modifier
+        (10, ["Combat Reflexes"], ["F"]),  # Dex modifier 0: still one
+    ],
+)
+def test_srd_aoo_05_one_attack_of_opportunity_per_round(dex, feats, makers):
+    """SRD-AOO-05 'a combatant can only make one per round': M and N both walk away from F
+    in round 1; F strikes only the first, unless Combat Reflexes gives it more."""
+    b = board(
+        ". . . . .\n. M . N .\n. . F . .",
+        F={"team": "f", "dex": dex, "feats": feats},
+        M={"team": "mn", "hp": 100},
+        N={"team": "mn", "hp": 100},
+    )
+    begin(b, "M", "N", "F", flat_footed_start=False)
+    events = do(b, move(N), END, move(N))
+    assert [e.actor for e in attacks_in(events)] == makers
+    assert [e.target for e in attacks_in(events)] == ["M", "N"][: len(makers)]
+
+
+def test_srd_aoo_05_one_per_enemy_per_move_and_again_next_round():
+    """One attack of opportunity per enemy per move (EP-DBL-01), even with Combat Reflexes
+    (Dex 18): M leaves F's threatened square twice in one turn and provokes once; after F's
+    own turn its allowance is back and M provokes again in round 2."""
+    b = board(
+        "F M . .",
+        F={"feats": ["Combat Reflexes"], "dex": 18, "facing": "E"},
+        M={"hp": 100},
+    )
+    begin(b, "M", "F", flat_footed_start=False)
+    first = do(b, move(E), move(W), move(E), move(W))
+    assert [(e.kind, e.actor) for e in first] == [
+        ("attack", "F"),
+        ("move", "M"),
+        ("move", "M"),
+        ("move", "M"),
+        ("move", "M"),
+    ]
+    do(b, END, END)
+    assert engine.actor(b).id == "M"
+    assert [(e.kind, e.actor) for e in do(b, move(E))] == [("attack", "F"), ("move", "M")]
+
+
+def test_an_attack_of_opportunity_can_kill_the_mover():
+    """The mover dies in the square it was leaving (the AoO hits: 10.5 vs AC 10, 4 damage
+    to 4 hp); its turn ends and the next creature's begins."""
+    b = board("F M . . X", F={"team": "f", "facing": "E"}, M={"hp": 4}, X={"team": "x"})
+    begin(b, "M", "F", "X", flat_footed_start=False)
+    events = do(b, move(E))
+    assert [(e.kind, e.actor) for e in events] == [
+        ("attack", "F"),
+        ("death", "M"),
+        ("end_turn", "M"),
+        ("turn_start", "F"),
+    ]
+    assert b.creatures["M"].pos == (1, 0)
+    assert engine.actor(b).id == "F"

@@ -204,3 +204,60 @@ def test_the_table_read_by_name_on_the_duel_start():
     assert foe[o.Column.IN_MY_FRONT] == 1.0 and foe[o.Column.ME_IN_ITS_FRONT] == 1.0
     assert foe[o.Column.HP_FRACTION] == 1.0
     assert scalars[o.Scalar.UA35_RULES] == 1.0 and scalars[o.Scalar.HEX_GRID] == 0.0
+
+
+def _module_imports(path: Path) -> set[str]:
+    """The modules the module-level ``import`` statements of ``path`` name (the imports
+    Python runs when the module loads; those inside functions run later)."""
+    names: set[str] = set()
+    for node in ast.parse(path.read_text(), str(path)).body:
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+    return names
+
+
+def test_no_import_cycle_between_the_package_modules():
+    """Issue 32: imports flow one way (the packages' ``__init__`` catalogues aside)."""
+    modules: dict[str, Path] = {}
+    roots = ((ROOT / "facing_env", ("facing_env",)), (ROOT / "agents", ("facing_env", "agents")))
+    for base, prefix in roots:
+        for path in base.rglob("*.py"):
+            parts = path.relative_to(base).with_suffix("").parts
+            if parts[-1] != "__init__":
+                modules[".".join((*prefix, *parts))] = path
+    graph = {
+        n: {o for o in _module_imports(p) if o in modules and o != n} for n, p in modules.items()
+    }
+    done: set[str] = set()
+
+    def visit(name: str, trail: tuple[str, ...]) -> None:
+        assert name not in trail, " -> ".join((*trail[trail.index(name) :], name))
+        if name not in done:
+            for other in sorted(graph[name]):
+                visit(other, (*trail, name))
+            done.add(name)
+
+    assert len(modules) > 80
+    for name in sorted(graph):
+        visit(name, ())
+
+
+def test_no_source_file_is_over_800_lines():
+    """Issue 32: the package, the agents, the scripts and the tests."""
+    scripts = [ROOT / "train.py", ROOT / "train_rllib.py"]
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in [*SOURCES, *TESTS, *scripts]
+        if (n := len(p.read_text().splitlines())) > 800
+    }
+    assert long == {}
+
+
+def test_at_most_20_modules_at_the_top_of_the_package():
+    """Issue 32: the top level keeps the vocabulary, the layouts and the faces; the rest
+    lives in rules/, fast/, render/, evaluation/ and train/."""
+    top = sorted(p.name for p in ROOT.joinpath("facing_env").glob("*.py"))
+    assert "env.py" in top and len(top) <= 20, top

@@ -583,12 +583,14 @@ def test_approach_potential_counts_squares_to_the_nearest_enemy():
     # under the alternating rule, then one straight); blue[1] is 7 and 5 squares away
     blue[0].pos, blue[1].pos = (3, 0), (0, 7)
     battle.rebuild_occupancy()
-    assert env.potential() == pytest.approx(-0.1 * (3 + 4) / 2)
+    assert env.potential(battle) == pytest.approx(-0.1 * (3 + 4) / 2)
     blue[0].hp = 0  # only blue[1] is left
-    assert env.potential() == pytest.approx(-0.1 * (7 + 5) / 2)
+    assert env.potential(battle) == pytest.approx(-0.1 * (7 + 5) / 2)
     red[0].pos = (0, 30)  # 23 squares: beyond the cap
     assert APPROACH_CAP < 23
-    assert env.potential() == pytest.approx(-0.1 * (APPROACH_CAP + 5) / 2)
+    assert env.potential(battle) == pytest.approx(-0.1 * (APPROACH_CAP + 5) / 2)
+    env.env.set_battle(env.env.battle)  # the env's own battle is its potential's default
+    assert env.potential() != env.potential(battle)
     assert TeamLearnerEnv("duel", opponents=["random"]).potential() == 0.0
 
 

@@ -313,8 +313,6 @@ def image_links(paths: Sequence[Path], base: str | Path) -> str:
 
 
 PROG = "python -m facing_env.evaluate"
-PROGRESS: dict[str, bool | None] = {"auto": None, "on": True, "off": False}
-"""The choices of ``--progress``: show the bars when stderr is a terminal, always, never."""
 
 
 def main(argv: Sequence[str] | None = None) -> Report:
@@ -336,18 +334,11 @@ def main(argv: Sequence[str] | None = None) -> Report:
     parser.add_argument("--dice", choices=DICE_MODES, help="override the dice mode")
     parser.add_argument("--plots", help="draw the report's plots (PNG) in this folder")
     parser.add_argument("--tensorboard", help="a run's TensorBoard folder for learning curves")
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=os.cpu_count() or 1,
-        help="processes for the pairs whose agents choose game by game, such as the expert "
+    cli.workers_and_progress(
+        parser,
+        workers="processes for the pairs whose agents choose game by game, such as the expert "
         "(default: one per CPU core)",
-    )
-    parser.add_argument(
-        "--progress",
-        choices=PROGRESS,
-        default="auto",
-        help="a progress bar per pair on stderr: 'auto' when stderr is a terminal (needs tqdm)",
+        progress="a progress bar per pair on stderr: 'auto' when stderr is a terminal (needs tqdm)",
     )
     args = parser.parse_args(argv)
     kwargs = {"dice": args.dice} if args.dice else {}
@@ -356,7 +347,7 @@ def main(argv: Sequence[str] | None = None) -> Report:
     except (ValueError, FacingEnvError) as exc:
         cli.fail(PROG, str(exc))
     try:
-        with PairBars(PROGRESS[args.progress]) as bars:
+        with PairBars(cli.PROGRESS[args.progress]) as bars:
             report = evaluate(
                 args.scenario,
                 args.agents,
@@ -386,12 +377,18 @@ def _write_outputs(args: argparse.Namespace, report: Report, text: str) -> None:
     for image in images:
         wrote(image)
     if args.markdown:
-        md = Path(args.markdown)
-        md.write_text(text + image_links(images, md.parent))
-        wrote(md)
+        write_markdown(args.markdown, text, images)
     if args.record:
         replays = len(report.pairs) * report.games_per_pair
         wrote(f"{Path(args.record)}{os.sep}", f" ({replays} replays)")
+
+
+def write_markdown(path: str | Path, text: str, images: Sequence[Path]) -> None:
+    """Write a report's markdown, with links to its plots (:func:`image_links`), and say
+    so (:func:`wrote`)."""
+    md = Path(path)
+    md.write_text(text + image_links(images, md.parent))
+    wrote(md)
 
 
 def wrote(path: str | Path, note: str = "") -> None:
@@ -410,18 +407,13 @@ def _check_args(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> dict[st
     load_scenario(args.scenario)
     if len(set(args.agents)) < MIN_AGENTS:
         raise ValueError("--agents: evaluation needs at least two different agents")
-    cli.output_file(args.json, "--json", (".json",))
-    cli.output_file(args.markdown, "--markdown", (".md", ".markdown"))
+    cli.report_files(args.json, args.markdown)
     cli.output_folder(args.record, "--record")
     cli.output_folder(args.plots, "--plots")
     cli.input_folder(args.tensorboard, "--tensorboard")
     if args.tensorboard and not args.plots:
         raise ValueError("--tensorboard draws learning curves: give --plots DIR as well")
-    if args.plots:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise ValueError("--plots needs matplotlib: pip install -e '.[render]'") from None
+    cli.plots_need_matplotlib(args.plots)
     return cli.agents(args.agents, "--agents", args.scenario, **env_kwargs)
 
 

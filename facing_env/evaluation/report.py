@@ -1,13 +1,15 @@
 """The results of an evaluation: per pair (wins, draws, losses and a Wilson interval on the
 win rate), per agent (rating, damage, where its attacks came from), and the report that
 holds them, as JSON and as markdown. :mod:`facing_env.evaluation.evaluate` plays the
-games that fill it; :mod:`facing_env.evaluation.plots` draws it.
+games that fill it; :mod:`facing_env.evaluation.plots` draws it. The counting of wins,
+draws and losses (:class:`Counted`) is shared with the benchmark's :class:`Tally`.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +18,8 @@ from facing_env.evaluation.match import (
 )
 
 AREAS = ("front", "flank", "side", "rear", "none")
+WIN, DRAW, LOSS = 1, 0, -1
+"""A game's outcome from one side (:meth:`Tally.of` counts them)."""
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -29,8 +33,64 @@ def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple[floa
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+class Counted:
+    """Wins, draws and losses from one side, and what they give: the games, the win rate (a
+    draw is not a win) and its Wilson interval. Shared by the dataclasses that declare the
+    three counts (:class:`Tally`, :class:`PairResult`)."""
+
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        """Games counted."""
+        return self.wins + self.draws + self.losses
+
+    @property
+    def win_rate(self) -> float:
+        """Wins over games (a draw is not a win)."""
+        return self.wins / self.games if self.games else 0.0
+
+    def interval(self) -> tuple[float, float]:
+        """The 95% Wilson interval of the win rate (:func:`wilson_interval`)."""
+        return wilson_interval(self.wins, self.games)
+
+    def counts(self) -> dict[str, Any]:
+        """``wins draws losses games win_rate``."""
+        return {
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "games": self.games,
+            "win_rate": self.win_rate,
+        }
+
+
 @dataclass
-class PairResult:
+class Tally(Counted):
+    """Wins, draws and losses from one side (the benchmark's per task, per anchor)."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @classmethod
+    def of(cls, outcomes: Sequence[int]) -> Tally:
+        """Count outcomes (:data:`WIN`, :data:`DRAW`, :data:`LOSS`)."""
+        return cls(outcomes.count(WIN), outcomes.count(DRAW), outcomes.count(LOSS))
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(self.wins + other.wins, self.draws + other.draws, self.losses + other.losses)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``wins draws losses games win_rate ci_low ci_high`` (the Wilson interval)."""
+        low, high = self.interval()
+        return {**self.counts(), "ci_low": low, "ci_high": high}
+
+
+@dataclass
+class PairResult(Counted):
     """Games between two agents, counted from ``a``'s side."""
 
     a: str
@@ -39,29 +99,9 @@ class PairResult:
     draws: int = 0
     losses: int = 0
 
-    @property
-    def games(self) -> int:
-        """Games played."""
-        return self.wins + self.draws + self.losses
-
-    @property
-    def win_rate(self) -> float:
-        """Share of games ``a`` won."""
-        return self.wins / self.games if self.games else 0.0
-
     def to_dict(self) -> dict[str, Any]:
         """JSON form, with the interval."""
-        low, high = wilson_interval(self.wins, self.games)
-        return {
-            "a": self.a,
-            "b": self.b,
-            "wins": self.wins,
-            "draws": self.draws,
-            "losses": self.losses,
-            "games": self.games,
-            "win_rate": self.win_rate,
-            "win_rate_ci95": [low, high],
-        }
+        return {"a": self.a, "b": self.b, **self.counts(), "win_rate_ci95": list(self.interval())}
 
 
 @dataclass
@@ -163,7 +203,7 @@ class Report:
             "|---|---|---|---|---|---|",
         ]
         for p in self.pairs:
-            low, high = wilson_interval(p.wins, p.games)
+            low, high = p.interval()
             lines.append(
                 f"| {p.a} | {p.b} | {p.wins} | {p.draws} | {p.losses} | "
                 f"{p.win_rate:.2f} ({low:.2f}-{high:.2f}) |"

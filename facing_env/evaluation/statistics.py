@@ -1,4 +1,4 @@
-"""The benchmark's statistics, numpy only (:mod:`facing_env.evaluation.benchmark` uses them).
+"""The benchmark's statistics, numpy only (:mod:`facing_env.evaluation.suite` uses them).
 
 Aggregates over runs and tasks as rliable computes them (Agarwal et al. 2021, "Deep
 Reinforcement Learning at the Edge of the Statistical Precipice"), without its scipy and
@@ -80,17 +80,23 @@ def _percentiles(values: np.ndarray, confidence: float) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def resample_runs(scores: np.ndarray, reps: int, rng: np.random.Generator) -> np.ndarray:
+    """``reps`` resamples of a ``runs x tasks`` matrix (``reps x runs x tasks``), each
+    task's column resampled on its own: ``runs`` rows drawn with replacement, independently
+    per task (the draw of rliable's stratified bootstrap)."""
+    x = np.asarray(scores, dtype=float)
+    rows = rng.integers(0, x.shape[0], size=(reps, *x.shape))
+    return x[rows, np.arange(x.shape[1])]
+
+
 def stratified_resamples(scores: np.ndarray, *, reps: int = REPS, seed: int = SEED) -> np.ndarray:
-    """:func:`iqm` of ``reps`` resamples of a ``runs x tasks`` matrix, each task's column
-    resampled on its own: ``runs`` rows drawn with replacement, independently per task
-    (rliable's stratified bootstrap). With one run every resample is the matrix."""
+    """:func:`iqm` of ``reps`` resamples of a ``runs x tasks`` matrix
+    (:func:`resample_runs`: rliable's stratified bootstrap). With one run every resample is
+    the matrix."""
     x = np.asarray(scores, dtype=float)
     if x.ndim != MATRIX or x.size == 0:
         raise ValueError(f"scores must be a non-empty runs x tasks matrix, got shape {x.shape}")
-    runs, tasks = x.shape
-    rng = np.random.default_rng(seed)
-    rows = rng.integers(0, runs, size=(reps, runs, tasks))
-    return _iqm_rows(x[rows, np.arange(tasks)])
+    return _iqm_rows(resample_runs(x, reps, np.random.default_rng(seed)))
 
 
 def stratified_bootstrap(
@@ -160,10 +166,9 @@ def improvement_interval(
     and of ``y`` are resampled with replacement, independently per task and per method."""
     a, b = _pair(x, y)
     rng = np.random.default_rng(seed)
-    cols = np.arange(a.shape[1])
-    ra = rng.integers(0, a.shape[0], size=(reps, *a.shape))
-    rb = rng.integers(0, b.shape[0], size=(reps, *b.shape))
-    return _percentiles(_improvement(a[ra, cols], b[rb, cols]), confidence)
+    ra = resample_runs(a, reps, rng)
+    rb = resample_runs(b, reps, rng)  # drawn after a's, from the same generator
+    return _percentiles(_improvement(ra, rb), confidence)
 
 
 # -- the rating ladder ------------------------------------------------------------------------

@@ -27,7 +27,8 @@ Encodings (all integers unless noted):
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -37,6 +38,9 @@ from facing_env.rules.dice import Dice
 from facing_env.rules.geometry import Shape
 from facing_env.tables import ARMOR_KINDS, DIAGONAL_RULES, FEATS
 from facing_env.types import Area, GridKind, Ruleset
+
+_BOOL = np.bool_
+_INT = np.int32
 
 OFF_BOARD = np.int8(-1)
 """Terrain of the padding cells of a battle smaller than the arrays (treated as blocked)."""
@@ -180,22 +184,106 @@ CREATURE_FIELDS: tuple[str, ...] = State._fields[
 ]
 """The fields with a row per creature slot (``(N, K, ...)``)."""
 
-_BOOL = np.bool_
-_INT = np.int32
+
+class Column(NamedTuple):
+    """One creature or attack field as arrays: the :class:`State` column ``name``
+    (``(N, K, *extra)``, or ``(N, K, A, *extra)`` for an attack's) of ``dtype``, the value
+    :func:`load` writes into it (``value(creature)``, or ``value(creature, attack)``), and
+    for a field a battle changes, the :class:`~facing_env.rules.battle.Creature` attribute
+    it holds (``changes``, one of :data:`~facing_env.rules.battle.CHANGING`), which
+    :func:`store` writes back."""
+
+    name: str
+    dtype: type
+    value: Callable[..., Any]
+    changes: str | None = None
+    extra: tuple[int, ...] = ()
+
+
+def _improved_uncanny_dodge(c: Creature) -> int:
+    return -1 if c.improved_uncanny_dodge is None else c.improved_uncanny_dodge
+
+
+def _shield_side(c: Creature) -> int:
+    return 0 if c.shield is None else SHIELD_SIDES.index(c.shield.side)
+
+
+CREATURE_COLUMNS: tuple[Column, ...] = (
+    Column("size", _INT, lambda c: int(c.size)),
+    Column("shape", _INT, lambda c: shape_index(c.shape)),
+    Column("max_hp", np.float64, lambda c: c.max_hp),
+    Column("ac", _INT, lambda c: c.ac),
+    Column("touch_ac", _INT, lambda c: c.touch_ac),
+    Column("speed", _INT, lambda c: c.speed),
+    Column("dex", _INT, lambda c: c.dex),
+    Column("base_attack_bonus", _INT, lambda c: c.base_attack_bonus),
+    Column("reach", _INT, lambda c: c.reach),
+    Column("feats", _INT, lambda c: _feat_mask(c)),
+    Column("sneak_attack", _INT, lambda c: _dice(c.sneak_attack), extra=(3,)),
+    Column("rogue_level", _INT, lambda c: c.rogue_level),
+    Column("improved_uncanny_dodge", _INT, _improved_uncanny_dodge),
+    Column("uncanny_dodge", _BOOL, lambda c: c.uncanny_dodge),
+    Column("immune_to_sneak_attack", _BOOL, lambda c: c.immune_to_sneak_attack),
+    Column("all_around_vision", _BOOL, lambda c: c.all_around_vision),
+    Column("threatens", _BOOL, lambda c: c.threatens),
+    Column("armor", _INT, lambda c: ARMOR_KINDS.index(c.armor)),
+    Column("improved_chieftain", _BOOL, lambda c: c.improved_chieftain),
+    Column("pack_fighter_bonus", _INT, lambda c: c.pack_fighter_bonus),
+    Column("faceless", _BOOL, lambda c: c.faceless),
+    Column("shield_side", _INT, lambda c: _shield_side(c)),
+    Column("shield_bonus", _INT, lambda c: 0 if c.shield is None else c.shield.bonus),
+    Column("shield_spell", _BOOL, lambda c: "shield" in c.spells),
+    Column("squeezing", _BOOL, lambda c: c.squeezing),
+    Column("player_character", _BOOL, lambda c: c.player_character),
+    Column("n_attacks", _INT, lambda c: len(c.attacks)),
+    Column("x", _INT, lambda c: c.pos[0], changes="pos"),
+    Column("y", _INT, lambda c: c.pos[1], changes="pos"),
+    Column("facing", _INT, lambda c: c.facing, changes="facing"),
+    Column("hp", np.float64, lambda c: c.hp, changes="hp"),
+    Column("flat_footed", _BOOL, lambda c: c.flat_footed, changes="flat_footed"),
+    Column("readied", _BOOL, lambda c: c.readied, changes="readied"),
+    Column("charging", _BOOL, lambda c: c.charging, changes="charging"),
+)  # fmt: skip
+"""The creature table: every :class:`State` column that holds one of a creature's own
+fields (``present``, ``team``, ``aoo_used`` and ``provoked`` hold the battle's view of
+it: :func:`load` writes them from the battle, the initiative and the turn)."""
+
+ATTACK_COLUMNS: tuple[Column, ...] = (
+    Column("attack_bonus", _INT, lambda c, a: a.bonus),
+    Column("attack_damage", _INT, lambda c, a: _dice(a.damage), extra=(3,)),
+    Column("attack_reach", _INT, lambda c, a: a.reach),
+    Column("attack_ranged", _BOOL, lambda c, a: a.ranged),
+    Column("attack_range", _INT, lambda c, a: a.range),
+    Column("attack_zones", _INT, lambda c, a: sum(1 << AREA_CODES.index(z) for z in a.zones)),
+    Column("attack_threat", _INT, lambda c, a: a.threat_range),
+    Column("attack_multiplier", _INT, lambda c, a: a.crit_multiplier),
+    Column("attack_touch", _BOOL, lambda c, a: a.touch),
+    Column("attack_first", _INT, lambda c, a: [x.name for x in c.attacks].index(a.name)),
+    Column("attack_equal", _INT, lambda c, a: list(c.attacks).index(a)),
+)  # fmt: skip
+"""The attack table: the columns of each of a creature's attacks, ``(N, K, A)``."""
+
+_VIEW_COLUMNS: tuple[Column, ...] = (
+    Column("present", _BOOL, lambda c: True),
+    Column("team", _INT, lambda c: 0),
+    Column("aoo_used", _INT, lambda c: 0),
+    Column("provoked", _BOOL, lambda c: False),
+)
+"""The battle's view of a creature (written by :func:`load` from the battle, not read
+from the creature: ``value`` is unused)."""
+
+_CHANGING_COLUMNS = tuple(col for col in CREATURE_COLUMNS if col.changes is not None)
 
 
 def allocate(n: int, height: int, width: int, k: int, attacks: int, slots: int) -> State:
     """Zeroed arrays for ``n`` battles on boards of at most ``height x width`` cells with
     at most ``k`` creatures of at most ``attacks`` attacks, ``slots`` of them left in a
     turn at most."""
-    shapes: dict[str, tuple[tuple[int, ...], type]] = {}
-    annotations = {
+    shapes: dict[str, tuple[tuple[int, ...], type]] = {
         "kind": ((n,), np.int8),
         "ruleset": ((n,), np.int8),
         "diagonal": ((n,), np.int8),
         "terrain": ((n, height, width), np.int8),
-        "sneak_attack": ((n, k, 3), _INT),
-        "attack_damage": ((n, k, attacks, 3), _INT),
         "turn_cleave": ((n, 2), _INT),
         "remaining": ((n, slots, 2), _INT),
         "order": ((n, k), _INT),
@@ -204,26 +292,13 @@ def allocate(n: int, height: int, width: int, k: int, attacks: int, slots: int) 
         "deck": ((n, 20), _INT),
         "deck_left": ((n,), _INT),
     }
-    bools = {
-        "present", "uncanny_dodge", "immune_to_sneak_attack", "all_around_vision",
-        "threatens", "improved_chieftain", "faceless", "shield_spell", "squeezing",
-        "player_character", "flat_footed", "readied", "charging", "provoked",
-        "attack_ranged", "attack_touch",
-    }  # fmt: skip
-    floats = {"max_hp", "hp"}
+    for col in (*CREATURE_COLUMNS, *_VIEW_COLUMNS):
+        shapes[col.name] = ((n, k, *col.extra), col.dtype)
+    for col in ATTACK_COLUMNS:
+        shapes[col.name] = ((n, k, attacks, *col.extra), col.dtype)
     for name in State._fields:
-        if name in annotations:
-            shapes[name] = annotations[name]
-        elif name.startswith("attack_"):
-            shapes[name] = ((n, k, attacks), _BOOL if name in bools else _INT)
-        elif name.startswith("turn_") or name in ("width", "height", "n_creatures",
-                                                  "n_order", "round", "index", "actor",
-                                                  "n_remaining"):  # fmt: skip
-            kind = _BOOL if _TURN_TYPES.get(name) is bool else _INT
-            shapes[name] = ((n,), kind)
-        else:
-            kind = np.float64 if name in floats else _BOOL if name in bools else _INT
-            shapes[name] = ((n, k), kind)
+        if name not in shapes:  # the battle's counters and the turn, one per battle
+            shapes[name] = ((n,), _BOOL if _TURN_TYPES.get(name) is bool else _INT)
     return State(**{name: np.zeros(*shapes[name]) for name in State._fields})
 
 
@@ -290,55 +365,13 @@ def load(state: State, i: int, battle: Battle, dice: Dice | None = None) -> None
         getattr(s, name)[i] = 0
     init = battle.initiative
     for k, c in enumerate(creatures):
+        for col in CREATURE_COLUMNS:
+            getattr(s, col.name)[i, k] = col.value(c)
+        for a, attack in enumerate(c.attacks):
+            for col in ATTACK_COLUMNS:
+                getattr(s, col.name)[i, k, a] = col.value(c, attack)
         s.present[i, k] = True
         s.team[i, k] = teams.index(c.team)
-        s.size[i, k] = int(c.size)
-        s.shape[i, k] = shape_index(c.shape)
-        s.max_hp[i, k] = c.max_hp
-        s.ac[i, k] = c.ac
-        s.touch_ac[i, k] = c.touch_ac
-        s.speed[i, k] = c.speed
-        s.dex[i, k] = c.dex
-        s.base_attack_bonus[i, k] = c.base_attack_bonus
-        s.reach[i, k] = c.reach
-        s.feats[i, k] = _feat_mask(c)
-        s.sneak_attack[i, k] = _dice(c.sneak_attack)
-        s.rogue_level[i, k] = c.rogue_level
-        s.improved_uncanny_dodge[i, k] = (
-            -1 if c.improved_uncanny_dodge is None else c.improved_uncanny_dodge
-        )
-        s.uncanny_dodge[i, k] = c.uncanny_dodge
-        s.immune_to_sneak_attack[i, k] = c.immune_to_sneak_attack
-        s.all_around_vision[i, k] = c.all_around_vision
-        s.threatens[i, k] = c.threatens
-        s.armor[i, k] = ARMOR_KINDS.index(c.armor)
-        s.improved_chieftain[i, k] = c.improved_chieftain
-        s.pack_fighter_bonus[i, k] = c.pack_fighter_bonus
-        s.faceless[i, k] = c.faceless
-        s.shield_side[i, k] = 0 if c.shield is None else SHIELD_SIDES.index(c.shield.side)
-        s.shield_bonus[i, k] = 0 if c.shield is None else c.shield.bonus
-        s.shield_spell[i, k] = "shield" in c.spells
-        s.squeezing[i, k] = c.squeezing
-        s.player_character[i, k] = c.player_character
-        s.n_attacks[i, k] = len(c.attacks)
-        for a, attack in enumerate(c.attacks):
-            s.attack_bonus[i, k, a] = attack.bonus
-            s.attack_damage[i, k, a] = _dice(attack.damage)
-            s.attack_reach[i, k, a] = attack.reach
-            s.attack_ranged[i, k, a] = attack.ranged
-            s.attack_range[i, k, a] = attack.range
-            s.attack_zones[i, k, a] = sum(1 << AREA_CODES.index(z) for z in attack.zones)
-            s.attack_threat[i, k, a] = attack.threat_range
-            s.attack_multiplier[i, k, a] = attack.crit_multiplier
-            s.attack_touch[i, k, a] = attack.touch
-            s.attack_first[i, k, a] = [x.name for x in c.attacks].index(attack.name)
-            s.attack_equal[i, k, a] = list(c.attacks).index(attack)
-        s.x[i, k], s.y[i, k] = c.pos
-        s.facing[i, k] = c.facing
-        s.hp[i, k] = c.hp
-        s.flat_footed[i, k] = c.flat_footed
-        s.readied[i, k] = c.readied
-        s.charging[i, k] = c.charging
         s.aoo_used[i, k] = 0 if init is None else init.aoo_used.get(c.id, 0)
     s.order[i] = -1
     s.n_order[i] = s.round[i] = s.index[i] = 0
@@ -393,6 +426,16 @@ def _attack_index(c: Creature, attack: object) -> int:
     raise ValueError(f"{c.id}: an attack slot that is not one of its attacks")
 
 
+def _python(value: np.generic) -> bool | int | float:
+    """An array element as the object engine keeps it (a whole float as an int)."""
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    number = float(value)
+    return int(number) if number == int(number) else number
+
+
 def store_dice(state: State, i: int, dice: Dice) -> None:
     """Write row ``i``'s dice (draw count and deck) into ``dice``, the row's dice stream
     (same seed): the inverse of :func:`load`'s dice part."""
@@ -414,13 +457,10 @@ def store(state: State, i: int, battle: Battle) -> None:
     creatures = list(battle.creatures.values())
     ids = [c.id for c in creatures]
     for k, c in enumerate(creatures):
+        for col in _CHANGING_COLUMNS:
+            if col.changes != "pos":
+                setattr(c, col.changes, _python(getattr(s, col.name)[i, k]))
         c.pos = (int(s.x[i, k]), int(s.y[i, k]))
-        c.facing = int(s.facing[i, k])
-        hp = float(s.hp[i, k])
-        c.hp = int(hp) if hp == int(hp) else hp  # type: ignore[assignment]
-        c.flat_footed = bool(s.flat_footed[i, k])
-        c.readied = bool(s.readied[i, k])
-        c.charging = bool(s.charging[i, k])
     battle.rebuild_occupancy()
     order = [ids[k] for k in s.order[i, : s.n_order[i]]]
     aoo = {c.id: int(s.aoo_used[i, k]) for k, c in enumerate(creatures)}

@@ -65,10 +65,16 @@ class Shield:
     bonus: int
 
 
+CHANGING: tuple[str, ...] = ("pos", "facing", "hp", "flat_footed", "readied", "charging")
+"""The :class:`Creature` fields a battle changes (the rest are its stat block): what
+:func:`facing_env.rules.engine.state_key` fingerprints and the arrays' creature table
+(:data:`facing_env.fast.state.CREATURE_COLUMNS`) writes back."""
+
+
 @dataclass(slots=True)
 class Creature:
-    """One combatant. Mutable fields: ``pos``, ``facing``, ``hp``, ``flat_footed``,
-    ``readied`` and ``charging``.
+    """One combatant. Mutable fields (:data:`CHANGING`): ``pos``, ``facing``, ``hp``,
+    ``flat_footed``, ``readied`` and ``charging``.
 
     ``touch_ac`` is the AC against touch attacks (SRD-TOUCH-01: without armor, shield and
     natural armor bonuses); ``squeezing`` gives -4 to attack rolls and AC (EP-SQZ-01).
@@ -310,6 +316,27 @@ class Battle:
         battle.initiative = None
         battle.turn = None
         battle.rebuild_occupancy()
+        return battle
+
+    def snapshot(self) -> Battle:
+        """An independent copy of what a battle changes (its creatures, the initiative and
+        the turn) that shares what it does not: the board (read-only in the copy) and the
+        rules' caches. What ``raw_env.battle`` hands out; several times faster than
+        :meth:`copy`."""
+        battle = copy.copy(self)
+        battle.terrain = self.terrain.view()
+        battle.terrain.flags.writeable = False
+        battle.creatures = {k: copy.copy(c) for k, c in self.creatures.items()}
+        battle._occupancy = {p: list(ids) for p, ids in self._occupancy.items()}
+        init, ts = self.initiative, self.turn
+        if init is not None:
+            battle.initiative = dataclasses.replace(
+                init, order=list(init.order), aoo_used=dict(init.aoo_used)
+            )
+        if ts is not None:
+            battle.turn = dataclasses.replace(
+                ts, remaining=list(ts.remaining), provoked=set(ts.provoked)
+            )
         return battle
 
     def copy(self) -> Battle:

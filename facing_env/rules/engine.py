@@ -46,7 +46,7 @@ two creatures in one space between atomic actions, so the engine does not offer 
 from __future__ import annotations
 
 from facing_env.events import Event
-from facing_env.rules.battle import Battle
+from facing_env.rules.battle import CHANGING, Battle
 from facing_env.rules.dice import Dice
 from facing_env.rules.legality import (
     legal_actions,
@@ -148,17 +148,12 @@ def start(battle: Battle, dice: Dice, *, flat_footed_start: bool = True) -> list
 
 
 def state_key(battle: Battle) -> tuple:
-    """A fingerprint of everything legality depends on: every creature's position, facing,
-    hit points and flat-footedness, and the acting creature's turn state (the tests use it
-    to check that a refused action changes nothing)."""
+    """A fingerprint of everything legality depends on: every creature's changing fields
+    (:data:`~facing_env.rules.battle.CHANGING`) and the acting creature's turn state (the
+    tests use it to check that a refused action changes nothing)."""
     ts = battle.turn
     return (
-        tuple(
-            [
-                (c.pos, c.facing, c.hp, c.flat_footed, c.readied, c.charging)
-                for c in battle.creatures.values()
-            ]
-        ),
+        tuple(tuple(getattr(c, name) for name in CHANGING) for c in battle.creatures.values()),
         None
         if ts is None
         else (

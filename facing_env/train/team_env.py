@@ -39,6 +39,7 @@ from facing_env.agents.base import choose
 from facing_env.env import finite_number, raw_env
 from facing_env.errors import IllegalActionError
 from facing_env.evaluation.match import Agent
+from facing_env.rules.battle import Battle
 from facing_env.rules.dice import check_mode
 from facing_env.train import league
 
@@ -196,12 +197,12 @@ class TeamLearnerEnv(gym.Env):
         """The board as text (``render_mode="ansi"``)."""
         return self.env.render()
 
-    def potential(self) -> float:
-        """The approach potential of the battle now (see the module docstring): 0 when
-        ``approach`` is 0 or a side has no living creature."""
+    def potential(self, battle: Battle | None = None) -> float:
+        """The approach potential of ``battle`` (default: the battle now; see the module
+        docstring): 0 when ``approach`` is 0 or a side has no living creature."""
         if not self.approach:
             return 0.0
-        battle = self.env.battle
+        battle = self.env.battle if battle is None else battle
         living = [c for c in battle.creatures.values() if c.hp > 0]
         mine = [c for c in living if c.team == self.team]
         foes = [battle.cells_of(c) for c in living if c.team != self.team]
