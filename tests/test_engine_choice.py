@@ -192,6 +192,19 @@ def test_warm_marks_the_cache_complete_and_lets_go_of_the_lock(cache_dir, monkey
     assert not warm.compiling()
 
 
+def test_warm_compiles_every_part_once_and_names_an_unknown_one(monkeypatch):
+    """One core: the parts run in this process, in order (more cores: worker processes,
+    as ``.ci/run``'s ``python -m facing_env warm`` runs them on a cold cache)."""
+    seen = []
+    compile_part = warm.compile_part
+    monkeypatch.setattr(warm, "compile_part", seen.append)
+    monkeypatch.setattr(warm.os, "cpu_count", lambda: 1)
+    warm._compile_all()
+    assert seen == ["aec", "scripted", "expert"] == list(warm.PARTS)
+    with pytest.raises(ValueError, match="unknown part 'gpu'; the parts are"):
+        compile_part("gpu")
+
+
 def test_a_second_warm_gives_way_to_the_one_holding_the_lock(cache_dir, monkeypatch, capsys):
     monkeypatch.setattr(warm, "_compile_all", lambda: pytest.fail("compiled twice"))
     holder = _hold_lock(cache_dir)
