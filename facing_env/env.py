@@ -88,6 +88,8 @@ from facing_env.warm import plays_readable, resolve_engine
 
 ILLEGAL_ACTIONS = ("raise", "end_turn")
 """What ``raw_env(illegal_action=...)`` does with an action the mask forbids."""
+
+
 def finite_number(value: object, name: str) -> float:
     """``value`` checked to be a finite number (not a boolean, a NaN or an infinity)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -340,8 +342,7 @@ class raw_env(AECEnv):
             )
         if battle.terrain.shape != now.terrain.shape:
             raise ValueError(
-                f"set_battle: a {battle.terrain.shape} board, this episode's is "
-                f"{now.terrain.shape}"
+                f"set_battle: a {battle.terrain.shape} board, this episode's is {now.terrain.shape}"
             )
         if engine.is_over(battle):
             raise ValueError("set_battle: the battle is over (no creature could act)")

@@ -565,9 +565,7 @@ def test_generated_battles_are_valid_or_rejected_at_load(gen, seed):
 )
 def test_a_generator_that_may_leave_a_team_no_room_is_refused_at_load(generator, message):
     with pytest.raises(ScenarioError, match="gen.yaml: field 'generator': " + message):
-        scenario_from_dict(
-            {"name": "G", "generator": yaml.safe_load(generator)}, source="gen.yaml"
-        )
+        scenario_from_dict({"name": "G", "generator": yaml.safe_load(generator)}, source="gen.yaml")
 
 
 def test_a_generator_with_room_loads():

@@ -141,9 +141,7 @@ def test_record_episode_statistics_counts_the_seats_returns_and_lengths():
         exact = done if SAME_STEP_STATS else done & ~ended_before
         np.testing.assert_allclose(info["episode"]["r"][exact], returns[exact], rtol=0, atol=1e-5)
         np.testing.assert_array_equal(info["episode"]["l"][exact], lengths[exact])
-        np.testing.assert_array_equal(
-            info["episode"]["l"][exact], info["episode_length"][exact]
-        )
+        np.testing.assert_array_equal(info["episode"]["l"][exact], info["episode_length"][exact])
         ended_before |= done
         if done[0] and first is None:
             assert not aec.agents  # the AEC battle ended with the same action

@@ -186,8 +186,7 @@ class ReadableEngine:
     ) -> None:
         self.num_envs = n
         self.plays = [
-            ReadableBattle(scenario, layout, codec, max_rounds, flat_footed_start)
-            for _ in range(n)
+            ReadableBattle(scenario, layout, codec, max_rounds, flat_footed_start) for _ in range(n)
         ]
         self._column = {a: c for c, a in enumerate(agent_names)}
         slots = layout.n_slots
