@@ -34,6 +34,13 @@ class Ruleset(str, Enum):
     STANDARD = "standard"  # no facing, classic flanking (S3, S4)
 
 
+class Perception(str, Enum):
+    """What a creature perceives of its foes (issue 36; :func:`facing_env.rules.perceives`)."""
+
+    FULL = "full"  # every creature on the board
+    FACING = "facing"  # not a foe wholly in its rear area, unless heard (UA-PER-01)
+
+
 class Size(IntEnum):
     """Size categories, smallest first (SRD-SIZE-01, EP-SPACE-01)."""
 

@@ -36,7 +36,14 @@ from facing_env.rules.opportunity import (
     threatened_cells,
     threatens,
 )
-from facing_env.rules.perception import can_ready_against, concealment_miss_chance, spot_modifier
+from facing_env.rules.perception import (
+    can_ready_against,
+    concealment_miss_chance,
+    forget,
+    hear,
+    perceives,
+    spot_modifier,
+)
 from facing_env.rules.space import clamber_allowed, is_inside
 from facing_env.rules.spells import can_target_with_spell, spell_origins
 
@@ -60,9 +67,12 @@ __all__ = [
     "flanking_allies",
     "flanks",
     "forced_path",
+    "forget",
+    "hear",
     "is_inside",
     "may_withdraw_from",
     "movement_allowance",
+    "perceives",
     "provokers",
     "shield_applies",
     "side_of",

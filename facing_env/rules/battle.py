@@ -27,7 +27,7 @@ from facing_env.tables import (
     TERRAIN_NAMES,
     RulesetRow,
 )
-from facing_env.types import Area, GridKind, Pos, Ruleset, Size, Terrain
+from facing_env.types import Area, GridKind, Perception, Pos, Ruleset, Size, Terrain
 
 MAX_FRONT_SIDE_HEXES = 2
 """A multi-hex creature's front side is one or two of its hexes (side_rear on hex)."""
@@ -173,6 +173,8 @@ class Battle:
     _charges: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     initiative: Any = field(default=None, repr=False)  # turn.Initiative, set by the engine
     turn: Any = field(default=None, repr=False)  # turn.TurnState of the acting creature
+    perception: Perception = Perception.FULL  # what creatures perceive (rules.perception)
+    heard: dict[str, set[str]] = field(default_factory=dict, repr=False)  # by sound
 
     def __post_init__(self) -> None:
         self.rebuild_occupancy()
@@ -315,6 +317,7 @@ class Battle:
         battle._tables = {}
         battle.initiative = None
         battle.turn = None
+        battle.heard = {}
         battle.rebuild_occupancy()
         return battle
 
@@ -328,6 +331,7 @@ class Battle:
         battle.terrain.flags.writeable = False
         battle.creatures = {k: copy.copy(c) for k, c in self.creatures.items()}
         battle._occupancy = {p: list(ids) for p, ids in self._occupancy.items()}
+        battle.heard = {k: set(v) for k, v in self.heard.items()}
         init, ts = self.initiative, self.turn
         if init is not None:
             battle.initiative = dataclasses.replace(

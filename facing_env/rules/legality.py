@@ -307,6 +307,8 @@ def _check_attack(battle: Battle, c: Creature, arg: object) -> str | None:
     target = battle.creatures.get(arg) if isinstance(arg, str) else None
     if target is None or target.hp <= 0 or target.team == c.team:
         return f"{arg!r} is not a living enemy"
+    if not rules.perceives(battle, c, target):
+        return f"{target.id} is not perceived (issue 36: in the rear area, not heard)"
     if not _attack_slots(battle)[0]:
         return "no attack left this turn"
     if _usable_slot(battle, c, target) is None:
@@ -333,6 +335,8 @@ def _maneuver_target(battle: Battle, c: Creature, arg: object, what: str) -> Cre
     target = battle.creatures.get(arg) if isinstance(arg, str) else None
     if target is None or target.hp <= 0 or target.team == c.team:
         return f"{arg!r} is not a living enemy"
+    if not rules.perceives(battle, c, target):
+        return f"{target.id} is not perceived (issue 36: in the rear area, not heard)"
     if not _full_round_fresh(battle):
         return f"a {what} is a full-round action at the start of a turn"
     if c.speed < FEET_PER_SQUARE:

@@ -1,6 +1,15 @@
-"""Perception under facing: Spot penalties, readied triggers, concealment from behind.
+"""Perception under facing: Spot penalties, readied triggers, concealment from behind,
+and what a creature perceives of its foes.
 
 UA-PER-01, UA-PER-02, UA-FEAT-CA, SR-11.
+
+What a creature perceives (:func:`perceives`) follows the battle's ``perception``
+(:class:`~facing_env.types.Perception`; issue 36). ``full``: every creature. ``facing``
+(UA-PER-01 read without the dice): every creature but a foe standing wholly in its rear
+area (or beyond), unless the creature has no facing (faceless, Tiny or smaller, or a rule
+set without facing) or all-around vision, or it heard that foe: an attack roll between the
+two, either way (attacks of opportunity and readied attacks included), since the end of
+its own last turn (:func:`hear`, :func:`forget`).
 """
 
 from __future__ import annotations
@@ -9,7 +18,7 @@ from facing_env.rules._common import Target, cell_area, target_cells
 from facing_env.rules.areas import visible_area
 from facing_env.rules.battle import Battle, Creature
 from facing_env.tables import CONCEALMENT_MISS_CHANCE, SPOT_PENALTY, SPOT_PENALTY_COMBAT_AWARENESS
-from facing_env.types import Area
+from facing_env.types import Area, Perception
 
 
 def spot_modifier(battle: Battle, observer: str | Creature, target: Target) -> int:
@@ -55,3 +64,31 @@ def concealment_miss_chance(battle: Battle, attacker: str | Creature, defender: 
     if found and all(f is not None and f.area is Area.REAR for f in found):
         return CONCEALMENT_MISS_CHANCE
     return 0
+
+
+def perceives(battle: Battle, observer: str | Creature, other: str | Creature) -> bool:
+    """Whether ``observer`` perceives ``other`` under the battle's ``perception`` (the
+    module docstring): itself and its allies always; a foe unless ``facing`` hides it in
+    (or beyond) the observer's rear area and the observer did not hear it."""
+    o, c = battle.creature(observer), battle.creature(other)
+    if battle.perception is Perception.FULL or o.team == c.team:
+        return True
+    if c.id in battle.heard.get(o.id, ()):
+        return True
+    if o.all_around_vision or battle.table(o) is None:
+        return True  # UA-PER-01's exemptions: all-around vision, no facing
+    return visible_area(battle, o, c) != Area.REAR.value
+
+
+def hear(battle: Battle, attacker: str | Creature, defender: str | Creature) -> None:
+    """An attack roll between two creatures: each hears the other (module docstring)."""
+    if battle.perception is Perception.FULL:
+        return
+    a, d = battle.creature(attacker), battle.creature(defender)
+    battle.heard.setdefault(a.id, set()).add(d.id)
+    battle.heard.setdefault(d.id, set()).add(a.id)
+
+
+def forget(battle: Battle, creature: str | Creature) -> None:
+    """The end of a creature's turn: what it heard since its last turn is forgotten."""
+    battle.heard.pop(battle.creature(creature).id, None)

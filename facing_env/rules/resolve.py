@@ -107,6 +107,7 @@ def _end_turn(battle: Battle, c: Creature, arg: object, dice: Dice | None) -> li
     if ts.running and not c.has_feat("Runner") and c.hp > 0:
         c.flat_footed = True  # EP-RUN-01: until the start of its next turn
     events = [Event("end_turn", c.id, round=init.round)]
+    rules.forget(battle, c)  # what it heard since its last turn (rules.perception)
     if c.hp <= 0:
         init.order.remove(c.id)
     else:
@@ -256,6 +257,8 @@ def _readied_attacks(battle: Battle, mover: Creature, dice: Dice) -> list[Event]
         slot = _melee_slot(battle, e, mover)
         if slot is None or not rules.can_ready_against(battle, e, mover):
             continue
+        if not rules.perceives(battle, e, mover):
+            continue  # a trigger it does not perceive (issue 36)
         e.readied = False
         events.append(Event(TRIGGER, e.id, mover.id, pos=mover.pos, round=battle.initiative.round))
         events += resolve_attack(battle, e, mover, slot, "readied", dice)
@@ -393,6 +396,7 @@ def resolve_attack(
         if hit:
             damage = dice.damage(attack.damage, attack.crit_multiplier if critical else 1, extra)
     d.hp -= damage  # type: ignore[assignment]  # fractions with mean dice only
+    rules.hear(battle, a, d)  # perception (issue 36): each hears the other
     events = [
         Event(
             ATTACK,
@@ -440,6 +444,8 @@ def _opportunity_attacks(
         allowed = 1 + (max(0, e.dex_modifier) if e.has_feat("Combat Reflexes") else 0)
         if eid in ts.provoked or init.aoo_used.get(eid, 0) >= allowed:
             continue
+        if not rules.perceives(battle, e, mover):
+            continue  # total concealment: no attack of opportunity (issue 36)
         slot = _melee_slot(battle, e, mover)
         if slot is None:
             continue
