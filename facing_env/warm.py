@@ -182,7 +182,7 @@ def compile_in_background() -> bool:
     _child = child
     _say(
         "the kernels are not compiled yet; this env plays on the readable engine (the same "
-        "battles, more slowly) while they compile in the background (about 10 minutes on 2 "
+        "battles, more slowly) while they compile in the background (about 7 minutes on 2 "
         f"cores; log: {where / LOG})"
     )
     return True
