@@ -30,17 +30,42 @@ def test_sources_are_found():
     }
 
 
-def _imports(path: Path) -> set[str]:
+def _imports(path: Path, module_level: bool = False) -> set[str]:
     """The modules an ``import`` statement anywhere in ``path`` names (``from a.b import c``
-    names ``a.b.c`` and ``a.b``)."""
+    names ``a.b.c`` and ``a.b``); with ``module_level``, only the statements Python runs
+    when the module loads (those inside functions run later)."""
+    tree = ast.parse(path.read_text(), str(path))
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in tree.body if module_level else ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
             names.update(f"{node.module}.{a.name}" for a in node.names)
     return names
+
+
+def _import_graph(modules: dict[str, Path], module_level: bool) -> dict[str, set[str]]:
+    """Module name -> the other modules of ``modules`` it imports (:func:`_imports`)."""
+    return {
+        name: {o for o in _imports(path, module_level) if o in modules and o != name}
+        for name, path in modules.items()
+    }
+
+
+def _assert_acyclic(graph: dict[str, set[str]]) -> None:
+    """Fail naming the first import cycle found (depth first, in name order)."""
+    done: set[str] = set()
+
+    def visit(name: str, trail: tuple[str, ...]) -> None:
+        assert name not in trail, " -> ".join((*trail[trail.index(name) :], name))
+        if name not in done:
+            for other in sorted(graph[name]):
+                visit(other, (*trail, name))
+            done.add(name)
+
+    for name in sorted(graph):
+        visit(name, ())
 
 
 def test_the_package_never_imports_the_tests():
@@ -66,21 +91,8 @@ def test_the_agents_modules_import_one_way():
         parts = path.relative_to(agents).with_suffix("").parts
         parts = parts[:-1] if parts[-1] == "__init__" else parts
         modules[".".join(("facing_env", "agents", *parts))] = path
-    graph = {
-        name: {other for other in _imports(path) if other in modules and other != name}
-        for name, path in modules.items()
-    }
-    done: set[str] = set()
-
-    def visit(name: str, trail: tuple[str, ...]) -> None:
-        assert name not in trail, " -> ".join((*trail[trail.index(name) :], name))
-        if name not in done:
-            for other in sorted(graph[name]):
-                visit(other, (*trail, name))
-            done.add(name)
-
-    for name in sorted(graph):
-        visit(name, ())
+    graph = _import_graph(modules, module_level=False)
+    _assert_acyclic(graph)
     agent_modules = {f"facing_env.agents.{n}" for n in ("aggressive", "flanker", "defensive")}
     assert graph["facing_env.agents"] >= agent_modules
     assert all(not graph[k] & agent_modules for k in graph if ".kernels" in k)
@@ -206,19 +218,6 @@ def test_the_table_read_by_name_on_the_duel_start():
     assert scalars[o.Scalar.UA35_RULES] == 1.0 and scalars[o.Scalar.HEX_GRID] == 0.0
 
 
-def _module_imports(path: Path) -> set[str]:
-    """The modules the module-level ``import`` statements of ``path`` name (the imports
-    Python runs when the module loads; those inside functions run later)."""
-    names: set[str] = set()
-    for node in ast.parse(path.read_text(), str(path)).body:
-        if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-            names.update(f"{node.module}.{a.name}" for a in node.names)
-    return names
-
-
 def test_no_import_cycle_between_the_package_modules():
     """Issue 32: imports flow one way (the packages' ``__init__`` catalogues aside)."""
     modules: dict[str, Path] = {}
@@ -228,21 +227,8 @@ def test_no_import_cycle_between_the_package_modules():
             parts = path.relative_to(base).with_suffix("").parts
             if parts[-1] != "__init__":
                 modules[".".join((*prefix, *parts))] = path
-    graph = {
-        n: {o for o in _module_imports(p) if o in modules and o != n} for n, p in modules.items()
-    }
-    done: set[str] = set()
-
-    def visit(name: str, trail: tuple[str, ...]) -> None:
-        assert name not in trail, " -> ".join((*trail[trail.index(name) :], name))
-        if name not in done:
-            for other in sorted(graph[name]):
-                visit(other, (*trail, name))
-            done.add(name)
-
     assert len(modules) > 80
-    for name in sorted(graph):
-        visit(name, ())
+    _assert_acyclic(_import_graph(modules, module_level=True))
 
 
 def test_no_source_file_is_over_800_lines():

@@ -70,8 +70,10 @@ def perceives(battle: Battle, observer: str | Creature, other: str | Creature) -
     """Whether ``observer`` perceives ``other`` under the battle's ``perception`` (the
     module docstring): itself and its allies always; a foe unless ``facing`` hides it in
     (or beyond) the observer's rear area and the observer did not hear it."""
+    if battle.perception is Perception.FULL:
+        return True  # before any lookup: the readable engine asks this of every target
     o, c = battle.creature(observer), battle.creature(other)
-    if battle.perception is Perception.FULL or o.team == c.team:
+    if o.team == c.team:
         return True
     if c.id in battle.heard.get(o.id, ()):
         return True
@@ -91,4 +93,5 @@ def hear(battle: Battle, attacker: str | Creature, defender: str | Creature) -> 
 
 def forget(battle: Battle, creature: str | Creature) -> None:
     """The end of a creature's turn: what it heard since its last turn is forgotten."""
-    battle.heard.pop(battle.creature(creature).id, None)
+    if battle.heard:
+        battle.heard.pop(battle.creature(creature).id, None)
