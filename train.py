@@ -157,6 +157,10 @@ class Args:
     'subproc')"""
     dice: str | None = None
     """override the scenario's dice mode: 'roll', 'expected', 'deck' or 'mean'"""
+    perception: str | None = None
+    """override the scenario's perception: 'full' (every creature sees the whole board) or
+    'facing' (foes wholly in a creature's rear area are hidden from it unless heard;
+    docs/api.md); the training environments and the evaluations use it"""
     expected_dice_share: float = 0.5
     """share of the training environments that use --low-variance-dice (by default
     expected values: a +2 from the flank turns a miss into a hit instead of +10% on a
@@ -449,7 +453,8 @@ def _check(args: Args) -> dict:
             raise ValueError(f"--{exc}") from None
     cli.widths(args.net_arch, "--net-arch")
     cli.output_folder(args.runs_dir, "--runs-dir")
-    env_kwargs = cli.env_options(args.scenario, args.dice, args.env_kwargs)
+    extra = {"perception": args.perception} if args.perception is not None else {}
+    env_kwargs = cli.env_options(args.scenario, args.dice, {**args.env_kwargs, **extra})
     _check_agents(args, env_kwargs)
     return env_kwargs
 

@@ -39,7 +39,10 @@ It reads the battle, not the observation vector: the positions, facings, hit poi
 stat blocks and turn state the observation encodes, in the engine's own form (a
 :class:`~facing_env.rules.battle.Battle` holds no dice). Game loops give it the battle through
 :meth:`ExpertAgent.act_battle` (:func:`facing_env.agents.base.choose`); games played side
-by side each keep their own plan (``game``, :meth:`ExpertAgent.fork`).
+by side each keep their own plan (``game``, :meth:`ExpertAgent.fork`). Under
+facing-limited perception (``perception="facing"``, issue 36) it plans on the battle as the
+acting creature knows it (:func:`perceived`): a foe it does not perceive stands where it
+last perceived it, or, never seen, in the free space farthest from it.
 
 Tactics it finds this way (tested on ASCII positions in ``tests/test_expert.py``): the
 5-foot step into the rear of a foe left facing diagonally (+4 without provoking), the
@@ -70,7 +73,9 @@ from facing_env.agents.lookahead import (
     toward_slots,
 )
 from facing_env.fast.lookup import FRONT_CODE
-from facing_env.rules.battle import Battle
+from facing_env.rules.battle import Battle, Creature
+from facing_env.rules.perception import unseen
+from facing_env.types import Perception, Terrain
 
 REPLIES = 10
 CHUNK = 5
@@ -152,6 +157,8 @@ class ExpertAgent:
         allows. ``game`` names the battle among those this agent plays side by side: each
         keeps its own plan."""
         mask = np.asarray(action_mask)
+        if battle.perception is not Perception.FULL and battle.turn is not None:
+            battle = perceived(battle, battle.turn.actor)
         plan = self._plans.get(game)
         if plan and self.look.fits(battle, mask.shape[0]):
             self.look.load_root(battle)
@@ -264,6 +271,57 @@ class ExpertAgent:
         firsts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
         chosen[g[firsts]] = leaves[order[firsts]]
         return chosen
+
+
+def perceived(battle: Battle, observer: str) -> Battle:
+    """The battle as ``observer`` knows it under facing-limited perception (issue 36): a
+    copy in which each foe it does not perceive stands where it last perceived it
+    (``Battle.last_seen``), or, when it never did or that space is taken now, in the free
+    space farthest from it. ``battle`` itself when it perceives every foe."""
+    hidden = unseen(battle, observer)
+    if not hidden:
+        return battle
+    view = battle.snapshot()
+    me = view.creatures[observer]
+    known = battle.last_seen.get(observer, {})
+    unplaced = set(hidden)  # where these stand now is not known: no square is theirs yet
+    for c in view.creatures.values():
+        if c.id not in hidden:
+            continue
+        unplaced.discard(c.id)
+        spot = known.get(c.id)
+        if spot is None or not _free(view, c, spot, unplaced):
+            spot = _farthest_free(view, c, me.pos, unplaced)
+        if spot is not None:
+            view.place(c, spot)
+    return view
+
+
+def _free(battle: Battle, c: Creature, pos: tuple[int, int], ignore: set[str]) -> bool:
+    """Whether ``c``'s space at ``pos`` is on passable ground and nobody else's (but the
+    creatures in ``ignore``)."""
+    return all(
+        battle.in_bounds(cell)
+        and battle.terrain_at(cell) not in (Terrain.BLOCKED, Terrain.PILLAR)
+        and all(o == c.id or o in ignore for o in battle.occupants(cell))
+        for cell in c.shape.cells(pos)
+    )
+
+
+def _farthest_free(
+    battle: Battle, c: Creature, origin: tuple[int, int], ignore: set[str]
+) -> tuple[int, int] | None:
+    """The free space for ``c`` farthest from ``origin`` (ties: the first in row order)."""
+    best, far = None, -1
+    for y in range(battle.height):
+        for x in range(battle.width + battle.height):
+            pos = (x, y)
+            if not battle.in_bounds(pos) or not _free(battle, c, pos, ignore):
+                continue
+            d = battle.distance(origin, pos)
+            if d > far:
+                best, far = pos, d
+    return best
 
 
 def _engaged(look: Lookahead, rows: np.ndarray) -> np.ndarray:
@@ -542,4 +600,4 @@ def plan_steps(look: Lookahead, leaf: int) -> list[tuple[int, np.uint64]]:
     return [(int(look.action[r]), keys[j]) for j, r in enumerate(rows)]
 
 
-__all__ = ["ExpertAgent", "evaluate", "plan_steps", "replay", "turn_tree"]
+__all__ = ["ExpertAgent", "evaluate", "perceived", "plan_steps", "replay", "turn_tree"]

@@ -54,6 +54,10 @@ _COPIED: tuple[str, ...] = (
     "dice_count",
     "deck",
     "deck_left",
+    "heard",
+    "seen",
+    "seen_x",
+    "seen_y",
 )
 """What a new row copies from its source: every field a step may change."""
 _MOVING = frozenset(_COPIED)
@@ -63,9 +67,7 @@ _AREA_VALUE = np.zeros(len(AREA_CODES), dtype=np.float64)
 facing bonus (UA-OPP-01/02: flank +2, rear +4) and the flanked condition's (SR-07/08:
 side +2, rear +4), from :mod:`facing_env.tables`."""
 for _area in (Area.FLANK, Area.SIDE, Area.REAR):
-    _AREA_VALUE[AREA_CODES.index(_area)] = max(
-        OPPONENT_AREA_BONUS[_area], FLANKED_BONUS[_area]
-    )
+    _AREA_VALUE[AREA_CODES.index(_area)] = max(OPPONENT_AREA_BONUS[_area], FLANKED_BONUS[_area])
 _REAR = AREA_CODES.index(Area.REAR)
 
 

@@ -261,7 +261,7 @@ def env_options(scenario: str, dice: str | None, env_kwargs: dict[str, Any]) -> 
     if dice is not None:
         check_mode(dice, "--dice")
     kwargs = {**env_kwargs, **({"dice": dice} if dice else {})}
-    known = ("max_rounds", "window", "dice", "flat_footed_start")
+    known = ("max_rounds", "window", "dice", "flat_footed_start", "perception")
     unknown = sorted(set(kwargs) - set(known))
     if unknown:
         raise ValueError(f"--env-kwargs: unknown keys {unknown} (known: {', '.join(known)})")

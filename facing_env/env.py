@@ -84,6 +84,7 @@ from facing_env.rules.codec import ActionCodec, creature_slots
 from facing_env.rules.dice import Dice, check_mode
 from facing_env.rules.play import ReadableBattle
 from facing_env.scenario import DEFAULT_SCENARIO, Scenario, load_scenario, reward_weights
+from facing_env.types import Perception
 from facing_env.warm import plays_readable, resolve_engine
 
 ILLEGAL_ACTIONS = ("raise", "end_turn")
@@ -96,6 +97,11 @@ def finite_number(value: object, name: str) -> float:
         raise ValueError(f"{name} must be a finite number, got {short_repr(value)}")
     return float(value)
 
+
+PERCEPTIONS: tuple[str, ...] = tuple(p.value for p in Perception)
+"""The ``perception`` options (:class:`~facing_env.types.Perception`, issue 36): ``full``
+(the default: every creature sees the whole board) or ``facing`` (a foe wholly in a
+creature's rear area is hidden from it unless heard; docs/api.md)."""
 
 LOG_CAPACITY = 4096
 """Events the env gathers as arrays before turning them into records."""
@@ -133,6 +139,7 @@ class EnvSpec:
         flat_footed_start: bool = True,
         rewards: Mapping[str, float] | None = None,
         max_cycles: int | None = None,
+        perception: str | None = None,
     ) -> EnvSpec:
         """The spec of ``scenario`` (a name, a path or a :class:`Scenario`) with these
         options (``raw_env``'s keywords); a ``ValueError`` names a bad one."""
@@ -146,6 +153,12 @@ class EnvSpec:
         source = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
         if rewards is not None:
             source = dataclasses.replace(source, rewards=reward_weights(source.rewards, rewards))
+        if perception is not None:
+            if perception not in PERCEPTIONS:
+                raise ValueError(
+                    f"perception must be one of {PERCEPTIONS}, got {short_repr(perception)}"
+                )
+            source = dataclasses.replace(source, perception=str(perception))
         if max_rounds is not None and not _is_int(max_rounds, 1, MAX_ROUNDS):
             got = short_repr(max_rounds)
             raise ValueError(f"max_rounds must be an integer from 1 to {MAX_ROUNDS}, got {got}")
@@ -206,6 +219,7 @@ class raw_env(AECEnv):
         flat_footed_start: bool = True,
         rewards: Mapping[str, float] | None = None,
         max_cycles: int | None = None,
+        perception: str | None = None,
         illegal_action: str = "raise",
         illegal_penalty: float = -0.1,
         engine: str | None = None,
@@ -243,6 +257,7 @@ class raw_env(AECEnv):
             flat_footed_start=flat_footed_start,
             rewards=rewards,
             max_cycles=max_cycles,
+            perception=perception,
         )
         self.env_spec = spec
         """What a battle of this env looks like (shared with

@@ -17,7 +17,9 @@ class Event(NamedTuple):
 
     ``kind``: ``initiative``, ``turn_start``, ``move``, ``five_foot_step``, ``turn``
     (facing change), ``run``, ``attack`` (also attacks of opportunity and cleaves, told
-    apart by ``attack_kind``), ``death``, ``end_turn``, ``round``.
+    apart by ``attack_kind``), ``death``, ``end_turn``, ``round``, ``ready``, ``charge``,
+    ``withdraw``, ``trigger`` (a readied attack's trigger) and ``bump`` (a step or charge
+    stopped by a foe the mover did not perceive, issue 36).
     """
 
     kind: str

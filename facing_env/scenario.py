@@ -2,7 +2,9 @@
 
 A scenario is a battle spec (docs/design.md, battle specs) plus episode settings: ``name``,
 ``description``, ``max_rounds``, ``dice`` (``roll``, ``expected``, ``deck`` or ``mean``:
-:mod:`facing_env.rules.dice`), reward ``weights`` and the ``observation`` window. Creatures may
+:mod:`facing_env.rules.dice`), ``perception`` (``full`` or ``facing``:
+:class:`~facing_env.types.Perception`, issue 36), reward ``weights`` and the
+``observation`` window. Creatures may
 start from a bestiary stat block with ``template: NAME`` (``configs/bestiary.yaml``). A
 ``generator`` section instead of ``creatures`` makes a procedural scenario: every reset
 draws a new battle from the env's seeded generator. Files are read with
@@ -45,7 +47,7 @@ from facing_env.limits import (
 from facing_env.rules import geometry
 from facing_env.rules.battle import Battle
 from facing_env.spec import Name, StrictModel
-from facing_env.types import GridKind, Size
+from facing_env.types import GridKind, Perception, Size
 
 CONFIG_DIR = Path(__file__).with_name("configs")
 BESTIARY_FILE = CONFIG_DIR / "bestiary.yaml"
@@ -160,6 +162,7 @@ class ScenarioFile(StrictModel):
     description: Annotated[str, Strict(), Field(max_length=MAX_TEXT)] = ""
     max_rounds: Annotated[int, Strict(), Field(ge=1, le=MAX_ROUNDS)] = 30
     dice: Literal["roll", "expected", "deck", "mean"] = "roll"
+    perception: Literal["full", "facing"] = "full"
     rewards: RewardWeights = RewardWeights()
     observation: ObservationSpec = ObservationSpec()
     generator: Optional[GeneratorSpec] = None
@@ -178,16 +181,21 @@ class Scenario:
     spec: dict[str, Any] | None = None  # the battle spec (static scenarios)
     generator: GeneratorSpec | None = None
     source: str = "<dict>"
+    perception: str = "full"
+    """What creatures perceive of their foes (:class:`~facing_env.types.Perception`)."""
     _template: Battle | None = field(default=None, repr=False)
 
     def build(self, rng: np.random.Generator) -> Battle:
         """A fresh battle: a copy of the static battle, or a new procedural one."""
         if self.generator is not None:
             spec = generate_spec(self.generator, rng, self.source)
-            return Battle.from_spec(spec, file=self.source)
-        if self._template is None:
-            self._template = Battle.from_spec(self.spec or {}, file=self.source)
-        return self._template.clone()
+            battle = Battle.from_spec(spec, file=self.source)
+        else:
+            if self._template is None:
+                self._template = Battle.from_spec(self.spec or {}, file=self.source)
+            battle = self._template.clone()
+        battle.perception = Perception(self.perception)
+        return battle
 
     @property
     def teams(self) -> tuple[str, ...]:
@@ -355,6 +363,7 @@ def scenario_from_dict(data: Any, source: str = "<dict>") -> Scenario:
         spec,
         parsed.generator,
         source,
+        parsed.perception,
     )
     if parsed.generator is None:
         battle = Battle.from_spec(spec, file=source)

@@ -11,6 +11,7 @@ import pytest
 
 import facing_env
 from facing_env.agents import make_agent
+from facing_env.rules import perception as rules
 from tests.env_play import SCENARIOS
 from tests.reference import readable_env
 
@@ -24,8 +25,12 @@ def _same(env, ref, checks: dict) -> None:
     assert len(env.events) == len(ref.events)
     assert [e.to_dict() for e in env.events[-8:]] == [e.to_dict() for e in ref.events[-8:]]
     assert env.battle.to_spec() == ref.battle.to_spec()
+    assert env.battle.heard == ref.battle.heard  # issue 36: perception's own state
+    assert env.battle.last_seen == ref.battle.last_seen
     assert env.dice.count == ref.dice.count
+    battle = ref.battle
     for agent in env.agents:
+        checks["hidden"] += len(rules.unseen(battle, ref.agent_to_id[agent]))
         got, want = env.observe(agent), ref.observe(agent)
         np.testing.assert_array_equal(got["action_mask"], want["action_mask"], err_msg=agent)
         np.testing.assert_allclose(
@@ -42,10 +47,11 @@ def _play(
     dice: str | None,
     limit: int,
     pair: tuple | None = None,
+    perception: str | None = None,
 ) -> dict:
     env, ref = pair or (
-        facing_env.raw_env(scenario=scenario, dice=dice, engine="compiled"),
-        readable_env(scenario=scenario, dice=dice),
+        facing_env.raw_env(scenario=scenario, dice=dice, engine="compiled", perception=perception),
+        readable_env(scenario=scenario, dice=dice, perception=perception),
     )
     env.reset(seed=seed)
     ref.reset(seed=seed)
@@ -54,7 +60,7 @@ def _play(
     if players is not None:
         names = players.split(",")
         agents = {t: make_agent(names[n % len(names)]) for n, t in enumerate(env.scenario.teams)}
-    checks = {"observations": 0, "steps": 0}
+    checks = {"observations": 0, "steps": 0, "hidden": 0}
     _same(env, ref, checks)
     for agent in env.agent_iter(max_iter=limit):
         obs, _, termination, truncation, _ = env.last()
@@ -84,6 +90,26 @@ def test_random_play_matches_the_reference(scenario):
 @pytest.mark.parametrize("players", ["aggressive,defensive", "flanker,aggressive"])
 def test_scripted_play_matches_the_reference(scenario, players):
     _play(scenario, seed=5, players=players, dice=None, limit=80)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+@pytest.mark.parametrize("players", [None, "aggressive,flanker"])
+def test_facing_perception_matches_the_reference(scenario, players):
+    """Issue 36: under ``perception="facing"`` both engines hide the same foes from the
+    same creatures (observations and masks), bump into them alike, hear and forget alike
+    and keep the same last-known positions, after every action of every scenario."""
+    checks = _play(scenario, seed=13, players=players, dice=None, limit=160, perception="facing")
+    assert checks["steps"] >= 10
+
+
+def test_facing_perception_restarts_match_the_reference():
+    """Later battles of one env restart in the arrays: what was heard and seen starts over."""
+    pair = (
+        facing_env.raw_env(scenario="skirmish", engine="compiled", perception="facing"),
+        readable_env(scenario="skirmish", perception="facing"),
+    )
+    for seed in (3, None, 4):
+        _play("skirmish", seed=seed, players=None, dice=None, limit=300, pair=pair)
 
 
 @pytest.mark.parametrize("dice", ["expected", "deck", "mean"])

@@ -79,7 +79,14 @@ def test_charges_withdrawals_and_readied_attacks_are_counted():
     assert (red.damage_dealt, blue.damage_dealt) == (4, 2)
     agent = AgentResult("aggressive")
     agent.maneuvers.update(red.maneuvers)
-    assert agent.to_dict()["maneuvers"] == {"charge": 1, "withdraw": 1, "ready": 1, "trigger": 0}
+    assert agent.to_dict()["maneuvers"] == {
+        "charge": 1,
+        "withdraw": 1,
+        "ready": 1,
+        "trigger": 0,
+        "turn": 0,
+        "bump": 0,
+    }
 
 
 @pytest.mark.parametrize(

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from facing_env import cli
-from facing_env.env import raw_env
+from facing_env.env import PERCEPTIONS, raw_env
 from facing_env.errors import FacingEnvError
 from facing_env.evaluation.match import (
     Agent,
@@ -332,6 +332,12 @@ def main(argv: Sequence[str] | None = None) -> Report:
     parser.add_argument("--markdown", help="write the report as markdown here (.md)")
     parser.add_argument("--record", help="save every game's replay JSON in this folder")
     parser.add_argument("--dice", choices=DICE_MODES, help="override the dice mode")
+    parser.add_argument(
+        "--perception",
+        choices=PERCEPTIONS,
+        help="override the scenario's perception ('facing': foes in a creature's rear area "
+        "are hidden from it; docs/api.md)",
+    )
     parser.add_argument("--plots", help="draw the report's plots (PNG) in this folder")
     parser.add_argument("--tensorboard", help="a run's TensorBoard folder for learning curves")
     cli.workers_and_progress(
@@ -342,6 +348,8 @@ def main(argv: Sequence[str] | None = None) -> Report:
     )
     args = parser.parse_args(argv)
     kwargs = {"dice": args.dice} if args.dice else {}
+    if args.perception:
+        kwargs["perception"] = args.perception
     try:
         players = _check_args(args, kwargs)
     except (ValueError, FacingEnvError) as exc:

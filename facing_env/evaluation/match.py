@@ -27,9 +27,11 @@ REPLAY_FORMAT = "facing_env.replay/1"
 CHOSEN_ATTACKS = ("attack", "cleave", "charge", "readied")
 """Attack kinds a creature chose (a readied attack was chosen when it was readied); attacks
 of opportunity are not among them."""
-MANEUVERS = ("charge", "withdraw", "ready", "trigger")
+MANEUVERS = ("charge", "withdraw", "ready", "trigger", "turn", "bump")
 """Event kinds of the tactical actions, counted per team (``trigger``: a readied attack
-that went off, counted for the readier)."""
+that went off, counted for the readier; ``turn``: a facing change taken as an action, how
+often a side turns to look under facing-limited perception; ``bump``: a step into a foe
+it did not perceive, issue 36)."""
 
 
 @dataclass
@@ -48,7 +50,8 @@ class TeamStats:
     attack_origins: Counter[Pos] = field(default_factory=Counter)
     """Chosen attacks by the attacker's offset in the defender's frame (:func:`attack_origin`)."""
     maneuvers: Counter[str] = field(default_factory=Counter)
-    """Charges, withdrawals, readied attacks and their triggers (:data:`MANEUVERS`)."""
+    """Charges, withdrawals, readied attacks and their triggers, turns and bumps
+    (:data:`MANEUVERS`)."""
 
 
 @dataclass

@@ -212,7 +212,7 @@ class Report:
             "",
             "| agent | rating | damage/round | attacks front / flank / side / rear / none "
             "| flank+rear share | positional bonus share | sneak | AoO "
-            "| charge / withdraw / ready / readied hit |",
+            "| charge / withdraw / ready / readied hit / turn / bump |",
             "|---|---|---|---|---|---|---|---|---|",
         ]
         for a in sorted(self.agents.values(), key=lambda r: -(r.rating_mu - 3 * r.rating_sigma)):

@@ -34,6 +34,7 @@ EVENT_KINDS: tuple[str, ...] = (
     engine.CHARGE,
     engine.WITHDRAW,
     engine.TRIGGER,
+    engine.BUMP,
 )
 """Event kinds as codes."""
 ATTACK_KINDS: tuple[str, ...] = (*(k.value for k in AttackKind), "traded")
@@ -52,6 +53,7 @@ E_READY = EVENT_KINDS.index(engine.READY)
 E_CHARGE = EVENT_KINDS.index(engine.CHARGE)
 E_WITHDRAW = EVENT_KINDS.index(engine.WITHDRAW)
 E_TRIGGER = EVENT_KINDS.index(engine.TRIGGER)
+E_BUMP = EVENT_KINDS.index(engine.BUMP)
 
 NO_AC = -(1 << 30)
 """``ac`` of an event without one (``None``)."""

@@ -55,6 +55,7 @@ from facing_env.fast.geometry import (
 from facing_env.fast.jit import inline, kernel
 from facing_env.fast.maneuvers import can_charge, may_withdraw_from, withdraw_step_allowed
 from facing_env.fast.opportunity import FEET, has_attack_slots, melee_reach, usable_slot
+from facing_env.fast.perception import perceives
 from facing_env.fast.state import RULESETS, SHAPE_CELLS, SHAPE_OFFSETS
 from facing_env.rules import engine
 from facing_env.tables import (
@@ -121,8 +122,8 @@ def _entry(t, s, i, c, d):
         cx = x + t.entered[shape, d, j, 0]
         cy = y + t.entered[shape, d, j, 1]
         for k in range(s.n_creatures[i]):
-            if k == c or not alive(s, i, k):
-                continue
+            if k == c or not alive(s, i, k) or not perceives(t, s, i, c, k):
+                continue  # a foe it does not perceive is not there to it (issue 36)
             other = s.shape[i, k]
             for p in range(_CELLS[other]):
                 if (
@@ -351,6 +352,8 @@ def legal_mask(t, s, i, out, cost):  # noqa: C901
     for e in range(s.n_creatures[i]):
         if not alive(s, i, e) or s.team[i, e] == s.team[i, c]:
             continue
+        if not perceives(t, s, i, c, e):
+            continue  # no target it does not perceive (issue 36)
         slot = creature_slot(s, i, c, e)
         if slot >= n_slots:
             continue

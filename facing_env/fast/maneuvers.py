@@ -41,6 +41,7 @@ from facing_env.fast.geometry import (
 )
 from facing_env.fast.jit import inline, inline_kernel, kernel
 from facing_env.fast.opportunity import FEET, melee_reach, threatens_creature
+from facing_env.fast.perception import perceives
 from facing_env.fast.state import SHAPE_CELLS, SHAPE_OFFSETS
 from facing_env.tables import MIN_CHARGE_SQUARES
 
@@ -57,10 +58,11 @@ def on_board(s, i, x, y):
 
 
 @inline
-def _occupied(s, i, m, x, y):
-    """Some living creature other than ``m`` covers cell ``(x, y)``."""
+def _occupied(t, s, i, m, x, y):
+    """Some living creature other than ``m`` covers cell ``(x, y)``, but a foe ``m`` does
+    not perceive (issue 36)."""
     for k in range(s.n_creatures[i]):
-        if k != m and alive(s, i, k) and covers(s, i, k, x, y):
+        if k != m and alive(s, i, k) and covers(s, i, k, x, y) and perceives(t, s, i, m, k):
             return True
     return False
 
@@ -125,12 +127,12 @@ def _route_clear(t, s, i, m, cm, px, py):  # noqa: C901
             return False
     for j in range(t.route_n_path[cm, ay, ax]):
         if _occupied(
-            s, i, m, mx + t.route_path[cm, ay, ax, j, 0], my + t.route_path[cm, ay, ax, j, 1]
+            t, s, i, m, mx + t.route_path[cm, ay, ax, j, 0], my + t.route_path[cm, ay, ax, j, 1]
         ):
             return False
     for j in range(t.route_n_lane[cm, ay, ax]):
         if _occupied(
-            s, i, m, mx + t.route_lane[cm, ay, ax, j, 0], my + t.route_lane[cm, ay, ax, j, 1]
+            t, s, i, m, mx + t.route_lane[cm, ay, ax, j, 0], my + t.route_lane[cm, ay, ax, j, 1]
         ):
             return False
     return True

@@ -43,6 +43,7 @@ from facing_env.fast import flanking
 from facing_env.fast import geometry as geo
 from facing_env.fast import maneuvers as charge
 from facing_env.fast import opportunity as reach
+from facing_env.fast import perception as seeing
 from facing_env.fast.jit import inline, kernel
 from facing_env.fast.legality import free_five_foot_step, may_trade_step, movement_capacity
 from facing_env.fast.lookup import NONE_CODE, Tables, _kind_ruleset
@@ -375,8 +376,8 @@ def _window(v, t, s, i, k, out):  # noqa: C901
     team = s.team[i, k]
     radius_t = t.radius
     for c in range(s.n_creatures[i]):
-        if not geo.alive(s, i, c):
-            continue
+        if not geo.alive(s, i, c) or not seeing.perceives(t, s, i, k, c):
+            continue  # a foe it does not perceive leaks nowhere (issue 36)
         ally = s.team[i, c] == team
         shape = s.shape[i, c]
         cx = s.x[i, c]
@@ -457,6 +458,12 @@ def _table(v, t, s, i, k, acting, out):
         if not geo.alive(s, i, c):
             continue
         f = v.table_at + row * N_FEATURES
+        if not seeing.perceives(t, s, i, k, c):  # issue 36: where it was last perceived
+            if s.seen[i, k, c]:
+                out[f + C_ENEMY] = 1.0
+                out[f + C_DX] = (s.seen_x[i, k, c] - s.x[i, k]) * inv
+                out[f + C_DY] = (s.seen_y[i, k, c] - s.y[i, k]) * inv
+            continue
         is_me = c == k
         enemy = s.team[i, c] != s.team[i, k]
         out[f + C_PRESENT] = 1.0
@@ -534,7 +541,7 @@ def _tactics(v, t, s, i, k, acting, out):
         c = slot_at(s, i, k, row)
         if c < 0:
             break
-        if not geo.alive(s, i, c):
+        if not geo.alive(s, i, c) or not seeing.perceives(t, s, i, k, c):
             continue
         base = v.tactics_at + row * N_TACTICS
         if s.readied[i, c]:

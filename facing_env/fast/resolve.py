@@ -24,9 +24,11 @@ from facing_env.fast import geometry as geo
 from facing_env.fast import legality as scan
 from facing_env.fast import maneuvers as fcharge
 from facing_env.fast import opportunity as reach
+from facing_env.fast import perception as seeing
 from facing_env.fast.events import (
     ATTACK_KINDS,
     E_ATTACK,
+    E_BUMP,
     E_CHARGE,
     E_DEATH,
     E_END_TURN,
@@ -180,6 +182,7 @@ def end_turn(s, i, ev):
     if s.turn_running[i] and not (s.feats[i, c] & RUNNER_FEAT) and alive:
         s.flat_footed[i, c] = True  # EP-RUN-01: until the start of its next turn
     emit(ev, i, E_END_TURN, c, s.round[i])
+    seeing.forget(s, i, c)  # what it heard since its last turn (issue 36)
     if not alive:
         _remove_from_order(s, i, c)
     else:
@@ -292,6 +295,7 @@ def resolve_attack(t, s, i, ev, a, d, attack, penalty, kind, mode):
                 )
             )
     s.hp[i, d] -= damage
+    seeing.hear(s, i, a, d)  # perception (issue 36): each hears the other
     e = emit(ev, i, E_ATTACK, a, s.round[i])
     if e >= 0:
         ev.target[i, e] = d
@@ -372,6 +376,8 @@ def opportunity_attacks(t, s, i, ev, m, tx, ty, excluded, mode):
             allowed += max(0, _dex_modifier(s, i, e))
         if s.provoked[i, e] or s.aoo_used[i, e] >= allowed:
             continue
+        if not seeing.perceives(t, s, i, e, m):
+            continue  # total concealment: no attack of opportunity (issue 36)
         slot = reach.melee_slot(t, s, i, e, m)
         if slot < 0:
             continue
@@ -392,6 +398,8 @@ def readied_attacks(t, s, i, ev, m, mode):
         slot = reach.melee_slot(t, s, i, e, m)
         if slot < 0 or not fattack.can_ready_against(t, s, i, e, m):
             continue
+        if not seeing.perceives(t, s, i, e, m):
+            continue  # a trigger it does not perceive (issue 36)
         s.readied[i, e] = False
         x = emit(ev, i, E_TRIGGER, e, s.round[i])
         if x >= 0:
@@ -416,7 +424,7 @@ def offer_cleave(t, s, i, c, target, attack, penalty):
     s.turn_cleave[i, 0] = attack
     s.turn_cleave[i, 1] = penalty
     for e in range(s.n_creatures[i]):
-        if reach.can_attack(t, s, i, e):
+        if reach.can_attack(t, s, i, e) and seeing.perceives(t, s, i, c, e):
             return
     s.turn_cleave[i, 0] = -1
     s.turn_cleave[i, 1] = 0
@@ -450,10 +458,16 @@ def apply_step(t, s, i, ev, c, d, turn_first, step_cost, mode):
         step_cost = 0
     else:
         _open_movement(s, i, c, step_cost)
-    if turn_first and turnable(s, i, c):
-        s.facing[i, c] = t.toward[s.shape[i, c], s.facing[i, c], d]
     tx = s.x[i, c] + t.vectors[d, 0]
     ty = s.y[i, c] + t.vectors[d, 1]
+    foe = seeing.bumped(s, i, c, tx, ty, seeing.hidden_from(t, s, i, c))  # before it turns
+    if turn_first and turnable(s, i, c):
+        s.facing[i, c] = t.toward[s.shape[i, c], s.facing[i, c], d]
+    if foe >= 0:  # issue 36: it stays, and the rest of this movement is lost
+        s.turn_movement_left[i] = 0
+        s.turn_moved[i] = True
+        _bump(s, i, ev, c, foe, tx, ty)
+        return
     opportunity_attacks(t, s, i, ev, c, tx, ty, s.turn_withdrawing[i], mode)
     if s.hp[i, c] <= 0:
         return
@@ -475,6 +489,20 @@ def apply_step(t, s, i, ev, c, d, turn_first, step_cost, mode):
 
 
 @helper
+def _bump(s, i, ev, c, foe, x, y):
+    """``resolve._bump``: ``c`` tried to enter ``(x, y)``, where ``foe`` stands unperceived
+    (issue 36): the two hear each other, and the event says so."""
+    seeing.hear(s, i, c, foe)
+    e = emit(ev, i, E_BUMP, c, s.round[i])
+    if e >= 0:
+        ev.target[i, e] = foe
+        ev.has_pos[i, e] = True
+        ev.x[i, e] = x
+        ev.y[i, e] = y
+        ev.facing[i, e] = s.facing[i, c]
+
+
+@helper
 def apply_five_foot_step(t, s, i, ev, c, d, mode):
     """``resolve._apply_five_foot_step`` (EP-5FT-01, EP-5FT-02)."""
     traded = not scan.free_five_foot_step(s, i)
@@ -486,6 +514,12 @@ def apply_five_foot_step(t, s, i, ev, c, d, mode):
         s.turn_move_available[i] = False
     tx = s.x[i, c] + t.vectors[d, 0]
     ty = s.y[i, c] + t.vectors[d, 1]
+    foe = seeing.bumped(s, i, c, tx, ty, seeing.hidden_from(t, s, i, c))
+    if foe >= 0:  # issue 36: the step is spent where it stands
+        s.turn_five_foot_step_taken[i] = True
+        s.turn_turned_after_step[i] = False
+        _bump(s, i, ev, c, foe, tx, ty)
+        return
     s.x[i, c] = tx
     s.y[i, c] = ty
     s.turn_five_foot_step_taken[i] = True
@@ -548,6 +582,7 @@ def apply_ready(s, i, ev, c):
 def apply_charge(t, s, i, ev, c, target, mode):
     """``resolve._apply_charge`` (EP-CHG-01, EP-CHG-02)."""
     dx, dy = fcharge.first_destination(t, s, i, c, target)
+    hidden = seeing.hidden_from(t, s, i, c)  # what it did not perceive when it set off
     s.turn_move_available[i] = False
     s.turn_standard_available[i] = False
     s.turn_moved[i] = True
@@ -569,6 +604,10 @@ def apply_charge(t, s, i, ev, c, target, mode):
     steps = fcharge.path_length(t, s, i, c, sx, sy, dx, dy)
     for p in range(steps):
         hx, hy = fcharge.path_square(t, s, i, c, sx, sy, dx, dy, p)
+        foe = seeing.bumped(s, i, c, hx, hy, hidden)
+        if foe >= 0:  # issue 36: the charge ends where it stands, with no attack
+            _bump(s, i, ev, c, foe, hx, hy)
+            return
         opportunity_attacks(t, s, i, ev, c, hx, hy, target, mode)
         if s.hp[i, c] <= 0:
             return
@@ -670,3 +709,4 @@ def apply(t, s, i, ev, kind, arg, step_cost, mask, cost, mode):
         s.actor[i] = -1
     else:
         auto_end(t, s, i, ev, mask, cost)
+    seeing.look(t, s, i)  # where each creature last perceived each foe (issue 36)

@@ -37,7 +37,7 @@ from facing_env.rules.battle import Battle, Creature
 from facing_env.rules.dice import Dice
 from facing_env.rules.geometry import Shape
 from facing_env.tables import ARMOR_KINDS, DIAGONAL_RULES, FEATS
-from facing_env.types import Area, GridKind, Ruleset
+from facing_env.types import Area, GridKind, Perception, Ruleset
 
 _BOOL = np.bool_
 _INT = np.int32
@@ -51,6 +51,8 @@ AREA_CODES: tuple[Area, ...] = (Area.FRONT, Area.FLANK, Area.SIDE, Area.REAR, Ar
 """Areas as codes 0-4 (``zones`` bit ``1 << code``)."""
 SHIELD_SIDES: tuple[str, ...] = ("none", "left", "right")
 ATTACK_KINDS: tuple[str, ...] = ("melee", "ranged")
+PERCEPTIONS: tuple[Perception, ...] = (Perception.FULL, Perception.FACING)
+"""Perception modes as codes (``State.perception``)."""
 
 SHAPES: tuple[Shape, ...] = tuple(
     dict.fromkeys(
@@ -177,6 +179,12 @@ class State(NamedTuple):
     dice_count: np.ndarray  # (N,) int64: draws made
     deck: np.ndarray  # (N, 20) int32: deck mode's cards, dealt from the end
     deck_left: np.ndarray  # (N,) int32: cards left in the deck
+    # -- perception (issue 36; facing_env.fast.perception), per battle
+    perception: np.ndarray  # (N,) int8 (PERCEPTIONS)
+    heard: np.ndarray  # (N, K, K) bool: [o, c] o heard c since the end of its last turn
+    seen: np.ndarray  # (N, K, K) bool: [o, c] o perceived c at some time (Battle.last_seen)
+    seen_x: np.ndarray  # (N, K, K) int32: where o last perceived c
+    seen_y: np.ndarray  # (N, K, K) int32
 
 
 CREATURE_FIELDS: tuple[str, ...] = State._fields[
@@ -291,6 +299,11 @@ def allocate(n: int, height: int, width: int, k: int, attacks: int, slots: int) 
         "dice_count": ((n,), np.int64),
         "deck": ((n, 20), _INT),
         "deck_left": ((n,), _INT),
+        "perception": ((n,), np.int8),
+        "heard": ((n, k, k), _BOOL),
+        "seen": ((n, k, k), _BOOL),
+        "seen_x": ((n, k, k), _INT),
+        "seen_y": ((n, k, k), _INT),
     }
     for col in (*CREATURE_COLUMNS, *_VIEW_COLUMNS):
         shapes[col.name] = ((n, k, *col.extra), col.dtype)
@@ -379,6 +392,21 @@ def load(state: State, i: int, battle: Battle, dice: Dice | None = None) -> None
         s.order[i, : len(init.order)] = [slot[cid] for cid in init.order]
         s.n_order[i], s.round[i], s.index[i] = len(init.order), init.round, init.index
     _load_turn(s, i, battle, slot)
+    _load_perception(s, i, battle, slot)
+
+
+def _load_perception(s: State, i: int, battle: Battle, slot: dict[str, int]) -> None:
+    s.perception[i] = PERCEPTIONS.index(battle.perception)
+    s.heard[i] = False
+    s.seen[i] = False
+    s.seen_x[i] = s.seen_y[i] = 0
+    for o, heard in battle.heard.items():
+        for c in heard:
+            s.heard[i, slot[o], slot[c]] = True
+    for o, seen in battle.last_seen.items():
+        for c, (x, y) in seen.items():
+            s.seen[i, slot[o], slot[c]] = True
+            s.seen_x[i, slot[o], slot[c]], s.seen_y[i, slot[o], slot[c]] = x, y
 
 
 def _load_turn(s: State, i: int, battle: Battle, slot: dict[str, int]) -> None:
@@ -467,6 +495,18 @@ def store(state: State, i: int, battle: Battle) -> None:
     if battle.initiative is not None:  # keep the ids the reference keeps for the dead
         aoo = {cid: aoo[cid] for cid in battle.initiative.aoo_used}
     battle.initiative = Initiative(order, int(s.round[i]), int(s.index[i]), aoo)
+    n = len(creatures)
+    heard = {ids[o]: {ids[c] for c in range(n) if s.heard[i, o, c]} for o in range(n)}
+    battle.heard = {o: h for o, h in heard.items() if h}
+    seen = {
+        ids[o]: {
+            ids[c]: (int(s.seen_x[i, o, c]), int(s.seen_y[i, o, c]))
+            for c in range(n)
+            if s.seen[i, o, c]
+        }
+        for o in range(n)
+    }
+    battle.last_seen = {o: v for o, v in seen.items() if v}
     if s.actor[i] < 0:
         return
     k = int(s.actor[i])

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from facing_env.fast import perception as seeing
 from facing_env.fast.dice import d20, uniform
 from facing_env.fast.events import emit
 from facing_env.fast.geometry import is_over
@@ -46,6 +47,7 @@ def restart(t, s, i, ev, mask, cost, tpl, seed, mode, flat_footed_start, id_rank
         s.readied[i, k] = tpl.readied[0, k]
         s.charging[i, k] = tpl.charging[0, k]
         s.aoo_used[i, k] = 0
+    seeing.clear(s, i)
     s.dice_seed[i] = seed
     s.dice_count[i] = 0
     s.deck_left[i] = 0
@@ -84,9 +86,10 @@ def restart(t, s, i, ev, mask, cost, tpl, seed, mode, flat_footed_start, id_rank
     if is_over(s, i):
         s.actor[i] = -1
         _clear_turn(s, i)
-        return
-    begin_turn(s, i, ev)
-    auto_end(t, s, i, ev, mask, cost)
+    else:
+        begin_turn(s, i, ev)
+        auto_end(t, s, i, ev, mask, cost)
+    seeing.look(t, s, i)  # where each creature first perceives each foe (issue 36)
 
 
 @helper

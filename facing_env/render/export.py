@@ -120,6 +120,7 @@ def describe(e: Event, kind: GridKind) -> str:
         "withdraw": f"{e.actor} withdraws from {e.target} ({e.cost} squares of movement)",
         "ready": f"{e.actor} readies an attack",
         "trigger": f"{e.target} steps into {e.actor}'s reach at {where}: readied attack",
+        "bump": f"{e.actor} bumps into {e.target}, unseen at {where}, and stops",
         "turn": f"{e.actor} turns to face {facing}",
         "run": f"{e.actor} runs ({e.cost} squares of movement)",
         "death": f"{e.actor} dies",

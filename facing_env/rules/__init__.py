@@ -37,12 +37,15 @@ from facing_env.rules.opportunity import (
     threatens,
 )
 from facing_env.rules.perception import (
+    bumped,
     can_ready_against,
     concealment_miss_chance,
     forget,
     hear,
+    look,
     perceives,
     spot_modifier,
+    unseen,
 )
 from facing_env.rules.space import clamber_allowed, is_inside
 from facing_env.rules.spells import can_target_with_spell, spell_origins
@@ -55,6 +58,7 @@ __all__ = [
     "area_of",
     "areas",
     "attack_breakdown",
+    "bumped",
     "can_make_attacks_of_opportunity",
     "can_ready_against",
     "can_target_with_spell",
@@ -70,6 +74,7 @@ __all__ = [
     "forget",
     "hear",
     "is_inside",
+    "look",
     "may_withdraw_from",
     "movement_allowance",
     "perceives",
@@ -83,6 +88,7 @@ __all__ = [
     "step_cost",
     "threatened_cells",
     "threatens",
+    "unseen",
     "visible_area",
     "withdraw_step_allowed",
 ]

@@ -175,6 +175,9 @@ class Battle:
     turn: Any = field(default=None, repr=False)  # turn.TurnState of the acting creature
     perception: Perception = Perception.FULL  # what creatures perceive (rules.perception)
     heard: dict[str, set[str]] = field(default_factory=dict, repr=False)  # by sound
+    last_seen: dict[str, dict[str, Pos]] = field(default_factory=dict, repr=False)
+    """Where each creature last perceived each living foe (``perception`` not ``full``;
+    :func:`facing_env.rules.perception.look`)."""
 
     def __post_init__(self) -> None:
         self.rebuild_occupancy()
@@ -318,6 +321,7 @@ class Battle:
         battle.initiative = None
         battle.turn = None
         battle.heard = {}
+        battle.last_seen = {}
         battle.rebuild_occupancy()
         return battle
 
@@ -332,6 +336,7 @@ class Battle:
         battle.creatures = {k: copy.copy(c) for k, c in self.creatures.items()}
         battle._occupancy = {p: list(ids) for p, ids in self._occupancy.items()}
         battle.heard = {k: set(v) for k, v in self.heard.items()}
+        battle.last_seen = {k: dict(v) for k, v in self.last_seen.items()}
         init, ts = self.initiative, self.turn
         if init is not None:
             battle.initiative = dataclasses.replace(

@@ -54,6 +54,7 @@ from facing_env.rules.legality import (
     slot_reaches,
     why_illegal,
 )
+from facing_env.rules.perception import look
 from facing_env.rules.resolve import (
     apply,
     begin_turn,
@@ -62,6 +63,7 @@ from facing_env.rules.resolve import (
 from facing_env.rules.turns import (
     ACTION_KINDS,
     ATTACK,
+    BUMP,
     CHARGE,
     END_TURN,
     FIVE_FOOT_STEP,
@@ -93,6 +95,7 @@ from facing_env.rules.turns import (
 __all__ = [
     "ACTION_KINDS",
     "ATTACK",
+    "BUMP",
     "CHARGE",
     "END_TURN",
     "FIVE_FOOT_STEP",
@@ -144,6 +147,7 @@ def start(battle: Battle, dice: Dice, *, flat_footed_start: bool = True) -> list
     events = [Event("initiative", cid, round=1) for cid in order]
     if not is_over(battle):
         events += begin_turn(battle)
+    look(battle)  # where each creature first perceives each foe (issue 36)
     return events
 
 

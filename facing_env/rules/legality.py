@@ -174,8 +174,9 @@ def _step(
         return None, "that space cannot be entered"
     vec = geometry.direction_vectors(battle.kind)[d]
     here = set(battle.cells_of(c))
+    hidden = rules.unseen(battle, c)  # not there to c (issue 36): a bump when it steps
     for cell in c.shape.cells((c.pos[0] + vec[0], c.pos[1] + vec[1])):
-        if any(o != c.id for o in battle.occupants(cell)):
+        if any(o != c.id and o not in hidden for o in battle.occupants(cell)):
             return None, "a step cannot end in another creature's space"
         if ts.running and cell not in here and battle.terrain_at(cell) is Terrain.DIFFICULT:
             return None, "a run cannot cross difficult terrain (EP-RUN-01)"

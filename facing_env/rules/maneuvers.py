@@ -29,6 +29,7 @@ from facing_env.rules.movement import (
     movement_allowance,
 )
 from facing_env.rules.opportunity import melee_reach, threatened_cells
+from facing_env.rules.perception import unseen
 from facing_env.tables import FEET_PER_SQUARE, MIN_CHARGE_SQUARES
 from facing_env.types import GridKind, Pos
 
@@ -64,7 +65,12 @@ def charge_destinations(battle: Battle, mover: str | Creature, target: str | Cre
     t = target if type(target) is Creature else battle.creature(target)
     if m is t or t.hp <= 0 or m.hp <= 0:
         return []
-    key = (m.id, t.id, *[c.pos if c.hp > 0 else None for c in battle.creatures.values()])
+    hidden = unseen(battle, m)  # foes m does not perceive are not there to it (issue 36)
+    key = (
+        m.id,
+        t.id,
+        *[c.pos if c.hp > 0 and c.id not in hidden else None for c in battle.creatures.values()],
+    )
     answers = battle._charges
     found = answers.get(key)
     if found is None:
@@ -128,19 +134,20 @@ def _destinations(
         if not (path.isdisjoint(blocked) and lane.isdisjoint(slowing)):
             continue
         if occupied is None:
-            occupied = _occupied_near(battle, m)
+            occupied = _occupied_near(battle, m, unseen(battle, m))
         if route.isdisjoint(occupied):
             out.append(dest)
     return out
 
 
-def _occupied_near(battle: Battle, m: Creature) -> frozenset[Pos]:
-    """The squares of every other living creature, relative to ``m``'s anchor."""
+def _occupied_near(battle: Battle, m: Creature, hidden: frozenset[str]) -> frozenset[Pos]:
+    """The squares of every other living creature but the ``hidden`` ones (the foes ``m``
+    does not perceive), relative to ``m``'s anchor."""
     mx, my = m.pos
     return frozenset(
         (x - mx, y - my)
         for c in battle.creatures.values()
-        if c.hp > 0 and c is not m
+        if c.hp > 0 and c is not m and c.id not in hidden
         for x, y in c.shape.cells(c.pos)
     )
 

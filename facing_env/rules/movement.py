@@ -15,6 +15,7 @@ from facing_env.errors import RulesQueryError
 from facing_env.rules import geometry
 from facing_env.rules.battle import Battle, Creature
 from facing_env.rules.geometry import Shape
+from facing_env.rules.perception import unseen
 from facing_env.tables import (
     DIFFICULT_MULTIPLIER,
     DOUBLE_MOVE_MULTIPLIER,
@@ -215,12 +216,14 @@ def facing_rows(
 def blocked_or_occupied(battle: Battle, m: Creature, cells: tuple[Pos, ...]) -> int:
     """:func:`step_entry`'s creature reads: 2 when an enemy bars the cells (EP-WALK-01,
     unless stepped over, EP-STEP-01; :data:`BARRED`), 1 when another creature is there,
-    else 0."""
+    else 0. Foes ``m`` does not perceive are not there to it (issue 36,
+    :func:`~facing_env.rules.perception.unseen`)."""
     occupancy = battle._occupancy
+    hidden = unseen(battle, m)
     occupied = 0
     for cell in cells:
         for other in occupancy.get(cell, ()):
-            if other != m.id:
+            if other != m.id and other not in hidden:
                 o = battle.creatures[other]
                 if o.team != m.team and not _steps_over(m, o):
                     return BARRED
@@ -356,11 +359,12 @@ def _lane_cells(kind: GridKind, shape: Shape, start: Pos, dest: Pos) -> list[Pos
 
 def _lane_clear(battle: Battle, m: Creature, dest: Pos) -> bool:
     """No blocking/slowing terrain or creature on the straight line (EP-CHG-01); hazardous
-    terrain does neither (EP-TER-05)."""
+    terrain does neither (EP-TER-05). Foes ``m`` does not perceive are not there to it."""
+    hidden = unseen(battle, m)
     for cell in _lane_cells(battle.kind, m.shape, m.pos, dest):
         if battle.terrain_at(cell) not in _CHARGE_LANE:
             return False
-        if any(o != m.id for o in battle.occupants(cell)):
+        if any(o != m.id and o not in hidden for o in battle.occupants(cell)):
             return False
     return True
 

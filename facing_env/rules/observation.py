@@ -56,16 +56,18 @@ def build(
     me = battle.creatures[slots[0]]
     out = np.zeros(layout.size, dtype=np.float32)
     window, table, scalars = layout.split(out)
-    _fill_window(battle, me, window, layout.window)
-    _fill_table(battle, me, slots, table, layout.window)
+    hidden = rules.unseen(battle, me)  # issue 36: foes it does not perceive leak nowhere
+    _fill_window(battle, me, window, layout.window, hidden)
+    _fill_table(battle, me, slots, table, layout.window, hidden)
     _fill_scalars(battle, me, scalars, max_rounds)
-    _fill_tactics(battle, me, slots, out, layout)
+    _fill_tactics(battle, me, slots, out, layout, hidden)
     return out
 
 
-def _can_charge(battle: Battle, me: Creature, target: Creature) -> bool:
+def _can_charge(battle: Battle, me: Creature, target: Creature, hidden: frozenset[str]) -> bool:
     """EP-CHG-01 the plain way: some space within the mover's speed that ``charge_allowed``
-    accepts, every space of whose ``charge_path`` is on open ground and free of others."""
+    accepts, every space of whose ``charge_path`` is on open ground and free of others
+    (but the ``hidden`` foes, which ``me`` does not perceive)."""
     speed = rules.movement_allowance(battle, me, "charge")
     x0, y0 = me.pos
     for y in range(y0 - speed, y0 + speed + 1):
@@ -74,7 +76,7 @@ def _can_charge(battle: Battle, me: Creature, target: Creature) -> bool:
                 path = rules.charge_path(battle, me, (x, y))
                 if all(
                     battle.terrain_at(cell) not in (Terrain.BLOCKED, Terrain.PILLAR)
-                    and all(o == me.id for o in battle.occupants(cell))
+                    and all(o == me.id or o in hidden for o in battle.occupants(cell))
                     for q in path
                     for cell in me.shape.cells(q)
                 ):
@@ -83,7 +85,12 @@ def _can_charge(battle: Battle, me: Creature, target: Creature) -> bool:
 
 
 def _fill_tactics(
-    battle: Battle, me: Creature, slots: list[str], out: np.ndarray, layout: ObservationLayout
+    battle: Battle,
+    me: Creature,
+    slots: list[str],
+    out: np.ndarray,
+    layout: ObservationLayout,
+    hidden: frozenset[str],
 ) -> None:
     """The tactics part: per slot readied, charging, player character and whether ``me``
     may charge it (every legal destination, the rule query's own reading); then the actor's
@@ -91,13 +98,13 @@ def _fill_tactics(
     tactics, scalars = layout.split_tactics(out)
     for row, cid in enumerate(slots[: layout.n_slots]):
         c = battle.creatures[cid]
-        if c.hp <= 0:
+        if c.hp <= 0 or cid in hidden:
             continue
         tactics[row, T.READIED] = c.readied
         tactics[row, T.CHARGING] = c.charging
         tactics[row, T.PLAYER_CHARACTER] = c.player_character
         if c.team != me.team and me.hp > 0:
-            tactics[row, T.CAN_CHARGE] = _can_charge(battle, me, c)
+            tactics[row, T.CAN_CHARGE] = _can_charge(battle, me, c, hidden)
     ts = battle.turn
     if ts is None or ts.actor != me.id or engine.actor(battle) is None:
         return
@@ -107,13 +114,17 @@ def _fill_tactics(
         scalars[TS.TRADE_STEPS_LEFT] = len([s for s in ts.remaining if s.attack is first]) / 4.0
 
 
-def _fill_window(battle: Battle, me: Creature, w: np.ndarray, size: int) -> None:  # noqa: C901  (the oracle, channel by channel)
+def _fill_window(  # noqa: C901  (the oracle, channel by channel)
+    battle: Battle, me: Creature, w: np.ndarray, size: int, hidden: frozenset[str]
+) -> None:
     half = size // 2
     ox, oy = me.pos[0] - half, me.pos[1] - half
     table = battle.table(me)
     enemy_threat: dict[tuple[int, int], int] = {}
     ally_threat: dict[tuple[int, int], int] = {}
     for c in battle.living():
+        if c.id in hidden:
+            continue
         target = ally_threat if c.team == me.team else enemy_threat
         for cell in rules.threatened_cells(battle, c):
             target[cell] = target.get(cell, 0) + 1
@@ -142,6 +153,8 @@ def _fill_window(battle: Battle, me: Creature, w: np.ndarray, size: int) -> None
                 if area is not Area.NONE:
                     w[i, j, K.OWN_FRONT + _AREA_INDEX[area]] = 1.0
     for c in battle.living():
+        if c.id in hidden:
+            continue
         fx, fy = _facing_vector(battle, c)
         kind = K.SELF if c.id == me.id else (K.ALLY if c.team == me.team else K.ENEMY)
         for x, y in battle.cells_of(c):
@@ -153,7 +166,14 @@ def _fill_window(battle: Battle, me: Creature, w: np.ndarray, size: int) -> None
                 w[i, j, K.HP] = c.hp / c.max_hp
 
 
-def _fill_table(battle: Battle, me: Creature, slots: list[str], t: np.ndarray, size: int) -> None:
+def _fill_table(
+    battle: Battle,
+    me: Creature,
+    slots: list[str],
+    t: np.ndarray,
+    size: int,
+    hidden: frozenset[str],
+) -> None:
     mask_targets = (
         {a.arg for a in engine.legal_actions(battle) if a.kind == engine.ATTACK}
         if (engine.actor(battle) is me)
@@ -163,6 +183,13 @@ def _fill_table(battle: Battle, me: Creature, slots: list[str], t: np.ndarray, s
     for row, cid in enumerate(slots[: t.shape[0]]):
         c = battle.creatures[cid]
         if c.hp <= 0:
+            continue
+        if cid in hidden:  # issue 36: only where it was last perceived, if ever
+            last = battle.last_seen.get(me.id, {}).get(cid)
+            if last is not None:
+                t[row, C.ENEMY] = 1.0
+                t[row, C.DX] = (last[0] - me.pos[0]) / size
+                t[row, C.DY] = (last[1] - me.pos[1]) / size
             continue
         fx, fy = _facing_vector(battle, c)
         enemy = c.team != me.team

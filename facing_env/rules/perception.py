@@ -10,6 +10,13 @@ area (or beyond), unless the creature has no facing (faceless, Tiny or smaller, 
 set without facing) or all-around vision, or it heard that foe: an attack roll between the
 two, either way (attacks of opportunity and readied attacks included), since the end of
 its own last turn (:func:`hear`, :func:`forget`).
+
+What a creature does not perceive leaks nowhere (issue 36): its legal actions are listed as
+if such a foe were not there (:func:`unseen`: steps, 5-foot steps and charge lanes pass
+through its squares), and a step or charge that meets it stops there (:func:`bumped`: the
+mover stays where it was, the rest of its movement is lost, and the two hear each other).
+:func:`look` keeps where each creature last perceived each foe (``Battle.last_seen``),
+after the start and after every action.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from facing_env.rules._common import Target, cell_area, target_cells
 from facing_env.rules.areas import visible_area
 from facing_env.rules.battle import Battle, Creature
 from facing_env.tables import CONCEALMENT_MISS_CHANCE, SPOT_PENALTY, SPOT_PENALTY_COMBAT_AWARENESS
-from facing_env.types import Area, Perception
+from facing_env.types import Area, Perception, Pos
 
 
 def spot_modifier(battle: Battle, observer: str | Creature, target: Target) -> int:
@@ -95,3 +102,53 @@ def forget(battle: Battle, creature: str | Creature) -> None:
     """The end of a creature's turn: what it heard since its last turn is forgotten."""
     if battle.heard:
         battle.heard.pop(battle.creature(creature).id, None)
+
+
+def unseen(battle: Battle, observer: str | Creature) -> frozenset[str]:
+    """The living foes ``observer`` does not perceive (empty under ``full``): what its
+    legal actions and its observation treat as absent."""
+    if battle.perception is Perception.FULL:
+        return frozenset()
+    o = battle.creature(observer)
+    return frozenset(
+        c.id
+        for c in battle.creatures.values()
+        if c.hp > 0 and c.team != o.team and not perceives(battle, o, c)
+    )
+
+
+def bumped(
+    battle: Battle, mover: Creature, cells: tuple[Pos, ...], hidden: frozenset[str]
+) -> Creature | None:
+    """The first creature (spec order) among ``hidden`` (what :func:`unseen` gave when the
+    mover's action began) standing in ``cells``, the space a step or charge of ``mover``
+    enters; None when nothing unseen is there."""
+    if not hidden:
+        return None
+    wanted = set(cells)
+    for c in battle.creatures.values():
+        if c.id in hidden and c.hp > 0 and not wanted.isdisjoint(c.shape.cells(c.pos)):
+            return c
+    return None
+
+
+def look(battle: Battle) -> None:
+    """Each living creature notes where it perceives each living foe now
+    (``Battle.last_seen``); a foe that died is dropped. Nothing under ``full``."""
+    if battle.perception is Perception.FULL:
+        return
+    for o in battle.creatures.values():
+        if o.hp <= 0:
+            continue
+        seen = battle.last_seen.get(o.id, {})
+        for c in battle.creatures.values():
+            if c.team == o.team:
+                continue
+            if c.hp <= 0:
+                seen.pop(c.id, None)
+            elif perceives(battle, o, c):
+                seen[c.id] = c.pos
+        if seen:
+            battle.last_seen[o.id] = seen
+        else:
+            battle.last_seen.pop(o.id, None)

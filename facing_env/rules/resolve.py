@@ -30,6 +30,7 @@ from facing_env.rules.movement import (
 )
 from facing_env.rules.turns import (
     ATTACK,
+    BUMP,
     CHARGE,
     END_TURN,
     FIVE_FOOT_STEP,
@@ -50,7 +51,7 @@ from facing_env.rules.turns import (
     toward_creature,
     toward_direction,
 )
-from facing_env.types import GridKind
+from facing_env.types import GridKind, Pos
 
 
 def begin_turn(battle: Battle) -> list[Event]:
@@ -89,6 +90,7 @@ def apply(battle: Battle, action: Action, dice: Dice) -> list[Event]:
         events = _APPLY[action.kind](battle, c, action.arg, dice)
     if not is_over(battle):
         events += _auto_end(battle)
+    rules.look(battle)  # where each creature last perceived each foe (issue 36)
     return events
 
 
@@ -153,10 +155,15 @@ def _apply_step(
         ts.moving, ts.movement_left, cost = True, 0, 0
     else:
         _open_movement(battle, c, int(cost))  # type: ignore[arg-type]
-    if turn_first and _turnable(battle, c):
-        c.facing = toward_direction(battle, c, d)
     vec = geometry.direction_vectors(battle.kind)[d]
     dest = (c.pos[0] + vec[0], c.pos[1] + vec[1])
+    foe = rules.bumped(battle, c, c.shape.cells(dest), rules.unseen(battle, c))  # before it turns
+    if turn_first and _turnable(battle, c):
+        c.facing = toward_direction(battle, c, d)
+    if foe is not None:  # issue 36: it stays, and the rest of this movement is lost
+        ts.movement_left = 0
+        ts.moved = True
+        return [_bump(battle, c, foe, dest)]
     # walking and running provoke alike (EP-RUN-01): rules.provokers(..., [dest], mode=...)
     makers = rules.opportunity.step_provokers(battle, c, dest)
     if makers and ts.withdrawing is not None:  # EP-WDR-01: never the primary target
@@ -178,6 +185,13 @@ def _apply_step(
     return events
 
 
+def _bump(battle: Battle, c: Creature, foe: Creature, dest: Pos) -> Event:
+    """``c`` tried to enter ``dest``, where ``foe`` stands unperceived (issue 36): the two
+    hear each other, and the event says so."""
+    rules.hear(battle, c, foe)
+    return Event(BUMP, c.id, foe.id, pos=dest, facing=c.facing, round=battle.initiative.round)
+
+
 def _apply_move(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[Event]:
     return _apply_step(battle, c, arg, dice, turn_first=True)
 
@@ -197,6 +211,11 @@ def _apply_five_foot_step(battle: Battle, c: Creature, arg: object, dice: Dice) 
         ts.full_attack, ts.move_available = True, False
     vec = geometry.direction_vectors(battle.kind)[int(arg)]  # type: ignore[arg-type]
     dest = (c.pos[0] + vec[0], c.pos[1] + vec[1])
+    foe = rules.bumped(battle, c, c.shape.cells(dest), rules.unseen(battle, c))
+    if foe is not None:  # issue 36: the step is spent where it stands
+        ts.five_foot_step_taken = True
+        ts.turned_after_step = False
+        return [_bump(battle, c, foe, dest)]
     battle.place(c, dest)
     ts.five_foot_step_taken = True
     ts.turned_after_step = False
@@ -272,6 +291,7 @@ def _apply_charge(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[
     ts, target = battle.turn, battle.creatures[str(arg)]
     dest = rules.charge_destinations(battle, c, target)[0]
     path = rules.charge_path(battle, c, dest)
+    hidden = rules.unseen(battle, c)  # what it did not perceive when it set off (issue 36)
     ts.move_available = ts.standard_available = False
     ts.moved, ts.moving, ts.movement_left = True, False, 0
     ts.remaining = []
@@ -290,6 +310,9 @@ def _apply_charge(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[
         )
     ]
     for here in path:
+        foe = rules.bumped(battle, c, c.shape.cells(here), hidden)
+        if foe is not None:  # issue 36: the charge ends where it stands, with no attack
+            return [*events, _bump(battle, c, foe, here)]
         makers = [m for m in rules.opportunity.step_provokers(battle, c, here) if m != target.id]
         if makers:
             events += _opportunity_attacks(battle, c, makers, dice)

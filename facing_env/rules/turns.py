@@ -117,6 +117,11 @@ TRIGGER = "trigger"
 whose ``attack_kind`` is ``readied``)."""
 
 
+BUMP = "bump"
+"""The event kind of a step or charge stopped by a foe the mover did not perceive (issue 36;
+``target`` the foe, ``pos`` the space it tried to enter)."""
+
+
 TURNS_WHILE_MOVING = 1
 """Free facing changes between two steps of a move (UA-MOVE-01 "as you move, you can freely
 change your facing"). Turning while moving costs nothing and has no effect but the final
