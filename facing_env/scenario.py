@@ -2,7 +2,7 @@
 
 A scenario is a battle spec (docs/design.md, battle specs) plus episode settings: ``name``,
 ``description``, ``max_rounds``, ``dice`` (``roll``, ``expected``, ``deck`` or ``mean``:
-:mod:`facing_env.rules.dice`), ``perception`` (``full`` or ``facing``:
+:mod:`facing_env.rules.dice`), ``perception`` (``full``, ``facing`` or ``spot``:
 :class:`~facing_env.types.Perception`, issue 36), reward ``weights`` and the
 ``observation`` window. Creatures may
 start from a bestiary stat block with ``template: NAME`` (``configs/bestiary.yaml``). A
@@ -162,7 +162,7 @@ class ScenarioFile(StrictModel):
     description: Annotated[str, Strict(), Field(max_length=MAX_TEXT)] = ""
     max_rounds: Annotated[int, Strict(), Field(ge=1, le=MAX_ROUNDS)] = 30
     dice: Literal["roll", "expected", "deck", "mean"] = "roll"
-    perception: Literal["full", "facing"] = "full"
+    perception: Literal["full", "facing", "spot"] = "full"
     rewards: RewardWeights = RewardWeights()
     observation: ObservationSpec = ObservationSpec()
     generator: Optional[GeneratorSpec] = None

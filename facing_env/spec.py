@@ -144,6 +144,8 @@ class CreatureSpec(StrictModel):
     squeezing: Bool = False  # -4 to attack rolls and AC (EP-SQZ-01)
     player_character: Bool = False  # may trade attacks for 5-foot steps (EP-5FT-02)
     all_around_vision: Bool = False
+    spot: Bonus = 0  # Spot skill modifier (perception="spot", issue 36)
+    hide: Bonus = 0  # Hide skill modifier (perception="spot", issue 36)
     threatens: Bool = True
     armor: Literal["none", "light", "medium", "heavy"] = "none"
     improved_chieftain: Bool = False

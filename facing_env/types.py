@@ -39,6 +39,7 @@ class Perception(str, Enum):
 
     FULL = "full"  # every creature on the board
     FACING = "facing"  # not a foe wholly in its rear area, unless heard (UA-PER-01)
+    SPOT = "spot"  # out of its front, opposed Spot and Hide checks (UA-PER-01)
 
 
 class Size(IntEnum):

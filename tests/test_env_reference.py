@@ -27,6 +27,7 @@ def _same(env, ref, checks: dict) -> None:
     assert env.battle.to_spec() == ref.battle.to_spec()
     assert env.battle.heard == ref.battle.heard  # issue 36: perception's own state
     assert env.battle.last_seen == ref.battle.last_seen
+    assert env.battle.spot_rolls == ref.battle.spot_rolls
     assert env.dice.count == ref.dice.count
     battle = ref.battle
     for agent in env.agents:
@@ -93,20 +94,26 @@ def test_scripted_play_matches_the_reference(scenario, players):
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
-@pytest.mark.parametrize("players", [None, "aggressive,flanker"])
-def test_facing_perception_matches_the_reference(scenario, players):
-    """Issue 36: under ``perception="facing"`` both engines hide the same foes from the
-    same creatures (observations and masks), bump into them alike, hear and forget alike
-    and keep the same last-known positions, after every action of every scenario."""
-    checks = _play(scenario, seed=13, players=players, dice=None, limit=160, perception="facing")
+@pytest.mark.parametrize(
+    ("perception", "players"),
+    [("facing", None), ("facing", "aggressive,flanker"), ("spot", None), ("spot", "flanker")],
+)
+def test_limited_perception_matches_the_reference(scenario, perception, players):
+    """Issue 36: under ``perception="facing"`` and ``"spot"`` both engines hide the same
+    foes from the same creatures (observations and masks), bump into them alike, hear,
+    forget and roll Spot against Hide alike and keep the same last-known positions, after
+    every action of every scenario."""
+    checks = _play(scenario, seed=13, players=players, dice=None, limit=160, perception=perception)
     assert checks["steps"] >= 10
 
 
-def test_facing_perception_restarts_match_the_reference():
-    """Later battles of one env restart in the arrays: what was heard and seen starts over."""
+@pytest.mark.parametrize("perception", ["facing", "spot"])
+def test_limited_perception_restarts_match_the_reference(perception):
+    """Later battles of one env restart in the arrays: what was heard, seen and spotted
+    starts over (``spot``: everyone's first checks after the initiative)."""
     pair = (
-        facing_env.raw_env(scenario="skirmish", engine="compiled", perception="facing"),
-        readable_env(scenario="skirmish", perception="facing"),
+        facing_env.raw_env(scenario="skirmish", engine="compiled", perception=perception),
+        readable_env(scenario="skirmish", perception=perception),
     )
     for seed in (3, None, 4):
         _play("skirmish", seed=seed, players=None, dice=None, limit=300, pair=pair)

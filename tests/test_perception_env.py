@@ -21,7 +21,7 @@ SWORD = {"name": "sword", "bonus": 5, "damage": "1d8+3"}
 FIGHTER = {"size": "medium", "hp": 40, "ac": 16, "speed": 30, "attacks": [SWORD]}
 
 
-def _scenario(o_pos, b_pos, f_pos=(3, 1), o_facing="N", o_dex=18) -> dict:
+def _scenario(o_pos, b_pos, f_pos=(3, 1), o_facing="N", o_dex=18, **o_fields) -> dict:
     """O (team o, Dex 18: it acts first with expected dice) at ``o_pos`` facing
     ``o_facing``; foes B and F of team x. A 7x7 open field."""
     return {
@@ -31,7 +31,7 @@ def _scenario(o_pos, b_pos, f_pos=(3, 1), o_facing="N", o_dex=18) -> dict:
         "map": ".......\n" * 7,
         "creatures": [
             {"id": "O", "team": "o", "pos": list(o_pos), "facing": o_facing, "dex": o_dex,
-             **FIGHTER},
+             **FIGHTER, **o_fields},
             {"id": "B", "team": "x", "pos": list(b_pos), "facing": "N", "dex": 10, **FIGHTER},
             {"id": "F", "team": "x", "pos": list(f_pos), "facing": "S", "dex": 10, **FIGHTER},
         ],
@@ -165,7 +165,7 @@ def test_full_perception_is_the_default_and_unchanged():
 
 
 def test_the_option_is_checked_by_name():
-    with pytest.raises(ValueError, match=r"perception must be one of \('full', 'facing'\)"):
+    with pytest.raises(ValueError, match=r"perception must be one of \('full', 'facing', 'spot'\)"):
         facing_env.raw_env(perception="sideways")
     with pytest.raises(ValueError, match="perception must be one of"):
         VectorEnv("duel", 2, perception="x-ray")
@@ -211,3 +211,28 @@ def test_the_agents_act_on_what_they_perceive(first, second):
         expert = make_agent("expert")
         chosen.setdefault("expert", set()).add(expert.act_battle(env.battle, mask))
     assert all(len(actions) == 1 for actions in chosen.values()), chosen
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("b_pos", "feats", "seen"),
+    [
+        ((5, 3), [], True),  # flank: 10.5 + 6 - 10.5 - 0 = 6, less 5: 1 >= 0
+        ((3, 5), [], False),  # rear: 6 - 10 = -4
+        ((3, 5), ["Combat Awareness"], True),  # UA-FEAT-CA: rear -5: 1
+        ((2, 1), [], True),  # front: in plain view, no check
+    ],
+)
+def test_spot_perception_opposes_spot_and_hide_with_the_facing_penalties(
+    engine, b_pos, feats, seen
+):
+    """``perception="spot"`` (UA-PER-01 with the dice), expected dice (every d20 10.5): O
+    (Spot +6, facing N) against B (Hide +0): O's margin is 6 from the start's checks; B is
+    perceived in O's front, in its flank (-5) but not its rear (-10), unless O has Combat
+    Awareness (-5 in the rear). What O does not perceive is hidden as under ``facing``."""
+    spec = {**_scenario((3, 3), b_pos, spot=6, feats=feats), "dice": "expected"}
+    env = _env(spec, "spot", engine)
+    assert env.battle.spot_rolls["O"] == {"B": 6.0, "F": 6.0}
+    obs, _ = _o_view(env)
+    table = env.layout.split(obs.copy())[1]
+    assert bool(table[_slots(env, "O").index("B"), Column.PRESENT] == 1.0) is seen

@@ -1,6 +1,7 @@
 """What a creature perceives of its foes, as kernels: the twin of
 :mod:`facing_env.rules.perception`'s ``perceives``, ``hear``, ``forget``, ``bumped`` and
-``look``, and ``hidden_from`` (``unseen`` as bits; issue 36, UA-PER-01).
+``look``, ``hidden_from`` (``unseen`` as bits), ``spot_checks`` and ``roll_spot`` (issue 36,
+UA-PER-01).
 
 ``State.perception[i]`` is battle ``i``'s :class:`~facing_env.types.Perception` as a code
 (:data:`FULL`, :data:`FACING`); ``heard[i, o, c]`` whether ``o`` heard ``c`` since the end
@@ -14,14 +15,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from facing_env.fast.geometry import alive, area_code, has_facing
+from facing_env.fast import dice as fdice
+from facing_env.fast.geometry import alive, area_code, has_facing, is_over
 from facing_env.fast.jit import helper, inline, inline_kernel
-from facing_env.fast.state import AREA_CODES, PERCEPTIONS, SHAPE_CELLS, SHAPE_OFFSETS
+from facing_env.fast.state import AREA_CODES, PERCEPTIONS, RULESETS, SHAPE_CELLS, SHAPE_OFFSETS
+from facing_env.rules._common import EXPOSURE as _EXPOSURE
+from facing_env.tables import FEATS, SPOT_PENALTY, SPOT_PENALTY_COMBAT_AWARENESS
+from facing_env.tables import RULESETS as RULE_ROWS
 from facing_env.types import Area, Perception
 
 FULL = PERCEPTIONS.index(Perception.FULL)
 FACING = PERCEPTIONS.index(Perception.FACING)
+SPOT = PERCEPTIONS.index(Perception.SPOT)
+FRONT = AREA_CODES.index(Area.FRONT)
 REAR = AREA_CODES.index(Area.REAR)
+NONE = AREA_CODES.index(Area.NONE)
+EXPOSURE = np.array([_EXPOSURE[a] for a in AREA_CODES], dtype=np.int32)
+"""``[area code]``: ``rules._common.EXPOSURE`` (none, front, flank or side, rear)."""
+SPOT_PENALTY_BY_CODE = np.array([SPOT_PENALTY[a] for a in AREA_CODES], dtype=np.int32)
+SPOT_PENALTY_CA = np.array([SPOT_PENALTY_COMBAT_AWARENESS[a] for a in AREA_CODES], dtype=np.int32)
+"""``[area code]``: UA-PER-01's Spot penalty, and with Combat Awareness (UA-FEAT-CA)."""
+FACING_PENALTIES = np.array([RULE_ROWS[r].facing_penalties for r in RULESETS])
+COMBAT_AWARENESS_FEAT = 1 << FEATS.index("Combat Awareness")
 
 
 @inline_kernel
@@ -35,12 +50,32 @@ def perceives(t, s, i, o, c):
     if s.heard[i, o, c] or s.all_around_vision[i, o] or not has_facing(s, i, o):
         return True
     shape = s.shape[i, c]
+    if s.perception[i] == FACING:
+        for p in range(SHAPE_CELLS[shape]):
+            x = s.x[i, c] + SHAPE_OFFSETS[shape, p, 0]
+            y = s.y[i, c] + SHAPE_OFFSETS[shape, p, 1]
+            if area_code(t, s, i, o, x, y) != REAR:
+                return True
+        return False
+    best = REAR  # spot: the least exposed square (rules.areas.visible_area)
     for p in range(SHAPE_CELLS[shape]):
         x = s.x[i, c] + SHAPE_OFFSETS[shape, p, 0]
         y = s.y[i, c] + SHAPE_OFFSETS[shape, p, 1]
-        if area_code(t, s, i, o, x, y) != REAR:
-            return True
-    return False
+        code = area_code(t, s, i, o, x, y)
+        if EXPOSURE[code] < EXPOSURE[best]:
+            best = code
+    if best == FRONT or best == NONE:
+        return True  # in plain view
+    penalty = 0
+    if FACING_PENALTIES[s.ruleset[i]]:
+        if s.feats[i, o] & COMBAT_AWARENESS_FEAT:
+            penalty = SPOT_PENALTY_CA[best]
+        else:
+            penalty = SPOT_PENALTY_BY_CODE[best]
+    margin = s.spot_margin[i, o, c]
+    if np.isnan(margin):
+        margin = 0.0
+    return margin + penalty >= 0
 
 
 @inline
@@ -119,6 +154,33 @@ def look(t, s, i):
 
 
 @helper
+def spot_checks(s, i, o, mode):
+    """``rules.spot_checks``: ``o``'s opposed checks against each living foe in slot order,
+    d20 + its Spot against d20 + the foe's Hide."""
+    for c in range(s.n_creatures[i]):
+        if alive(s, i, c) and s.team[i, c] != s.team[i, o]:
+            mine = fdice.d20(s, i, mode) + s.spot[i, o]
+            s.spot_margin[i, o, c] = mine - (fdice.d20(s, i, mode) + s.hide[i, c])
+
+
+@helper
+def roll_spot(s, i, mode, start):
+    """``rules.roll_spot``: under ``spot``, everyone's checks at the battle's start, else
+    the acting creature's when its turn has just begun; whether any were rolled."""
+    if s.perception[i] != SPOT or s.actor[i] < 0 or is_over(s, i):
+        return False
+    if start:
+        for o in range(s.n_creatures[i]):
+            if alive(s, i, o):
+                spot_checks(s, i, o, mode)
+        return True
+    if s.turn_actions_taken[i] == 0 and alive(s, i, s.actor[i]):
+        spot_checks(s, i, s.actor[i], mode)
+        return True
+    return False
+
+
+@helper
 def clear(s, i):
     """A battle's start: nothing heard, nothing seen yet."""
     for o in range(s.heard.shape[1]):
@@ -127,3 +189,4 @@ def clear(s, i):
             s.seen[i, o, c] = False
             s.seen_x[i, o, c] = 0
             s.seen_y[i, o, c] = 0
+            s.spot_margin[i, o, c] = np.nan

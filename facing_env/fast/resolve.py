@@ -709,4 +709,6 @@ def apply(t, s, i, ev, kind, arg, step_cost, mask, cost, mode):
         s.actor[i] = -1
     else:
         auto_end(t, s, i, ev, mask, cost)
+    if seeing.roll_spot(s, i, mode, False):  # a turn that began: its Spot checks
+        scan.legal_mask(t, s, i, mask[i], cost[i])
     seeing.look(t, s, i)  # where each creature last perceived each foe (issue 36)

@@ -51,7 +51,7 @@ AREA_CODES: tuple[Area, ...] = (Area.FRONT, Area.FLANK, Area.SIDE, Area.REAR, Ar
 """Areas as codes 0-4 (``zones`` bit ``1 << code``)."""
 SHIELD_SIDES: tuple[str, ...] = ("none", "left", "right")
 ATTACK_KINDS: tuple[str, ...] = ("melee", "ranged")
-PERCEPTIONS: tuple[Perception, ...] = (Perception.FULL, Perception.FACING)
+PERCEPTIONS: tuple[Perception, ...] = (Perception.FULL, Perception.FACING, Perception.SPOT)
 """Perception modes as codes (``State.perception``)."""
 
 SHAPES: tuple[Shape, ...] = tuple(
@@ -124,6 +124,8 @@ class State(NamedTuple):
     shield_spell: np.ndarray  # bool: "shield" among its spells
     squeezing: np.ndarray  # bool
     player_character: np.ndarray  # bool
+    spot: np.ndarray  # int32, Spot skill modifier (perception="spot")
+    hide: np.ndarray  # int32, Hide skill modifier
     n_attacks: np.ndarray  # int32
     # -- attacks, (N, K, A)
     attack_bonus: np.ndarray  # int32
@@ -185,6 +187,8 @@ class State(NamedTuple):
     seen: np.ndarray  # (N, K, K) bool: [o, c] o perceived c at some time (Battle.last_seen)
     seen_x: np.ndarray  # (N, K, K) int32: where o last perceived c
     seen_y: np.ndarray  # (N, K, K) int32
+    spot_margin: np.ndarray  # (N, K, K) float64: [o, c] o's last Spot roll less c's Hide roll
+    #   (perception="spot"; NaN: none yet; Battle.spot_rolls)
 
 
 CREATURE_FIELDS: tuple[str, ...] = State._fields[
@@ -243,6 +247,8 @@ CREATURE_COLUMNS: tuple[Column, ...] = (
     Column("shield_spell", _BOOL, lambda c: "shield" in c.spells),
     Column("squeezing", _BOOL, lambda c: c.squeezing),
     Column("player_character", _BOOL, lambda c: c.player_character),
+    Column("spot", _INT, lambda c: c.spot),
+    Column("hide", _INT, lambda c: c.hide),
     Column("n_attacks", _INT, lambda c: len(c.attacks)),
     Column("x", _INT, lambda c: c.pos[0], changes="pos"),
     Column("y", _INT, lambda c: c.pos[1], changes="pos"),
@@ -304,6 +310,7 @@ def allocate(n: int, height: int, width: int, k: int, attacks: int, slots: int) 
         "seen": ((n, k, k), _BOOL),
         "seen_x": ((n, k, k), _INT),
         "seen_y": ((n, k, k), _INT),
+        "spot_margin": ((n, k, k), np.float64),
     }
     for col in (*CREATURE_COLUMNS, *_VIEW_COLUMNS):
         shapes[col.name] = ((n, k, *col.extra), col.dtype)
@@ -403,6 +410,10 @@ def _load_perception(s: State, i: int, battle: Battle, slot: dict[str, int]) -> 
     for o, heard in battle.heard.items():
         for c in heard:
             s.heard[i, slot[o], slot[c]] = True
+    s.spot_margin[i] = np.nan
+    for o, rolls in battle.spot_rolls.items():
+        for c, margin in rolls.items():
+            s.spot_margin[i, slot[o], slot[c]] = margin
     for o, seen in battle.last_seen.items():
         for c, (x, y) in seen.items():
             s.seen[i, slot[o], slot[c]] = True
@@ -507,6 +518,15 @@ def store(state: State, i: int, battle: Battle) -> None:
         for o in range(n)
     }
     battle.last_seen = {o: v for o, v in seen.items() if v}
+    rolls = {
+        ids[o]: {
+            ids[c]: _python(s.spot_margin[i, o, c])
+            for c in range(n)
+            if not np.isnan(s.spot_margin[i, o, c])
+        }
+        for o in range(n)
+    }
+    battle.spot_rolls = {o: v for o, v in rolls.items() if v}
     if s.actor[i] < 0:
         return
     k = int(s.actor[i])

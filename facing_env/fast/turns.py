@@ -24,6 +24,7 @@ from facing_env.fast.dice import d20, uniform
 from facing_env.fast.events import emit
 from facing_env.fast.geometry import is_over
 from facing_env.fast.jit import helper, kernel
+from facing_env.fast.legality import legal_mask
 from facing_env.fast.resolve import auto_end, begin_turn
 from facing_env.tables import FEATS
 
@@ -89,6 +90,8 @@ def restart(t, s, i, ev, mask, cost, tpl, seed, mode, flat_footed_start, id_rank
     else:
         begin_turn(s, i, ev)
         auto_end(t, s, i, ev, mask, cost)
+        if seeing.roll_spot(s, i, mode, True):  # perception="spot": everyone's first checks
+            legal_mask(t, s, i, mask[i], cost[i])
     seeing.look(t, s, i)  # where each creature first perceives each foe (issue 36)
 
 

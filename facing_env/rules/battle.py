@@ -113,6 +113,8 @@ class Creature:
     squeezing: bool
     facing_given: bool = True
     player_character: bool = False  # EP-5FT-02: may trade attacks for 5-foot steps
+    spot: int = 0  # Spot skill modifier (perception="spot")
+    hide: int = 0  # Hide skill modifier (perception="spot")
     readied: bool = False  # a readied attack waits (UA-PER-02); ends at its next turn
     charging: bool = False  # charged this round: -2 AC until its next turn (charge)
 
@@ -178,6 +180,9 @@ class Battle:
     last_seen: dict[str, dict[str, Pos]] = field(default_factory=dict, repr=False)
     """Where each creature last perceived each living foe (``perception`` not ``full``;
     :func:`facing_env.rules.perception.look`)."""
+    spot_rolls: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
+    """Under ``perception="spot"``: each creature's last opposed check against each living
+    foe, its Spot roll less the foe's Hide roll (``rules.perception.spot_checks``)."""
 
     def __post_init__(self) -> None:
         self.rebuild_occupancy()
@@ -322,6 +327,7 @@ class Battle:
         battle.turn = None
         battle.heard = {}
         battle.last_seen = {}
+        battle.spot_rolls = {}
         battle.rebuild_occupancy()
         return battle
 
@@ -337,6 +343,7 @@ class Battle:
         battle._occupancy = {p: list(ids) for p, ids in self._occupancy.items()}
         battle.heard = {k: set(v) for k, v in self.heard.items()}
         battle.last_seen = {k: dict(v) for k, v in self.last_seen.items()}
+        battle.spot_rolls = {k: dict(v) for k, v in self.spot_rolls.items()}
         init, ts = self.initiative, self.turn
         if init is not None:
             battle.initiative = dataclasses.replace(
@@ -547,6 +554,8 @@ def _creature(battle: Battle, cs: CreatureSpec) -> Creature:
         touch_ac=touch_ac,
         squeezing=cs.squeezing,
         player_character=cs.player_character,
+        spot=cs.spot,
+        hide=cs.hide,
         facing_given=cs.facing is not None or cs.front_side_hexes is not None,
     )
 
@@ -701,6 +710,8 @@ def _creature_spec(battle: Battle, c: Creature) -> dict[str, Any]:
         "flat_footed": c.flat_footed,
         "squeezing": c.squeezing,
         **({"player_character": True} if c.player_character else {}),
+        **({"spot": c.spot} if c.spot else {}),
+        **({"hide": c.hide} if c.hide else {}),
         "all_around_vision": c.all_around_vision,
         "threatens": c.threatens,
         "armor": c.armor,

@@ -54,7 +54,7 @@ from facing_env.rules.legality import (
     slot_reaches,
     why_illegal,
 )
-from facing_env.rules.perception import look
+from facing_env.rules.perception import look, roll_spot
 from facing_env.rules.resolve import (
     apply,
     begin_turn,
@@ -147,6 +147,7 @@ def start(battle: Battle, dice: Dice, *, flat_footed_start: bool = True) -> list
     events = [Event("initiative", cid, round=1) for cid in order]
     if not is_over(battle):
         events += begin_turn(battle)
+    roll_spot(battle, dice, start=True)  # perception="spot": everyone's first checks
     look(battle)  # where each creature first perceives each foe (issue 36)
     return events
 

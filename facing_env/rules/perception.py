@@ -9,7 +9,11 @@ What a creature perceives (:func:`perceives`) follows the battle's ``perception`
 area (or beyond), unless the creature has no facing (faceless, Tiny or smaller, or a rule
 set without facing) or all-around vision, or it heard that foe: an attack roll between the
 two, either way (attacks of opportunity and readied attacks included), since the end of
-its own last turn (:func:`hear`, :func:`forget`).
+its own last turn (:func:`hear`, :func:`forget`). ``spot`` (UA-PER-01 with the dice): a
+foe in its front is perceived; elsewhere, when the creature's opposed Spot check against it
+(:func:`spot_checks`, rolled at the battle's start and when the creature's turn begins)
+plus the Spot penalty of where the foe stands now (-5 flank, -10 rear; Combat Awareness
+0 / -5; none in other rule sets) is 0 or more, or it heard it.
 
 What a creature does not perceive leaks nowhere (issue 36): its legal actions are listed as
 if such a foe were not there (:func:`unseen`: steps, 5-foot steps and charge lanes pass
@@ -24,6 +28,7 @@ from __future__ import annotations
 from facing_env.rules._common import Target, cell_area, target_cells
 from facing_env.rules.areas import visible_area
 from facing_env.rules.battle import Battle, Creature
+from facing_env.rules.dice import Dice
 from facing_env.tables import CONCEALMENT_MISS_CHANCE, SPOT_PENALTY, SPOT_PENALTY_COMBAT_AWARENESS
 from facing_env.types import Area, Perception, Pos
 
@@ -75,8 +80,11 @@ def concealment_miss_chance(battle: Battle, attacker: str | Creature, defender: 
 
 def perceives(battle: Battle, observer: str | Creature, other: str | Creature) -> bool:
     """Whether ``observer`` perceives ``other`` under the battle's ``perception`` (the
-    module docstring): itself and its allies always; a foe unless ``facing`` hides it in
-    (or beyond) the observer's rear area and the observer did not hear it."""
+    module docstring): itself and its allies always; a foe it heard; under ``facing`` a
+    foe unless it stands in (or beyond) the observer's rear area; under ``spot`` a foe in
+    its front, or elsewhere when its last opposed check against that foe
+    (:func:`spot_checks`) plus the UA-PER-01 penalty of where the foe stands now is 0 or
+    more."""
     if battle.perception is Perception.FULL:
         return True  # before any lookup: the readable engine asks this of every target
     o, c = battle.creature(observer), battle.creature(other)
@@ -86,7 +94,47 @@ def perceives(battle: Battle, observer: str | Creature, other: str | Creature) -
         return True
     if o.all_around_vision or battle.table(o) is None:
         return True  # UA-PER-01's exemptions: all-around vision, no facing
-    return visible_area(battle, o, c) != Area.REAR.value
+    area = visible_area(battle, o, c)
+    if battle.perception is Perception.FACING:
+        return area != Area.REAR.value
+    if area in (Area.FRONT.value, Area.NONE.value):
+        return True  # in plain view
+    margin = battle.spot_rolls.get(o.id, {}).get(c.id, 0.0)
+    return margin + spot_modifier(battle, o, c) >= 0
+
+
+def spot_checks(battle: Battle, observer: str | Creature, dice: Dice) -> None:
+    """Under ``spot``: ``observer`` makes an opposed check against each living foe in spec
+    order, d20 + its Spot against d20 + the foe's Hide (two draws each), and keeps the
+    margin (``Battle.spot_rolls``) until its next check; :func:`perceives` adds the
+    UA-PER-01 penalty of where the foe stands when it asks."""
+    o = battle.creature(observer)
+    rolls = battle.spot_rolls.get(o.id, {})
+    for c in battle.creatures.values():
+        if c.hp > 0 and c.team != o.team:
+            mine = dice.d20() + o.spot
+            rolls[c.id] = mine - (dice.d20() + c.hide)
+    if rolls:
+        battle.spot_rolls[o.id] = rolls
+
+
+def roll_spot(battle: Battle, dice: Dice, *, start: bool) -> bool:
+    """The checks of a ``spot`` battle: at its start every living creature's, in spec order
+    (``start``); after an action, the acting creature's when its turn has just begun.
+    Whether any were rolled (the legal actions are then listed again)."""
+    if battle.perception is not Perception.SPOT or battle.turn is None:
+        return False
+    if len({c.team for c in battle.creatures.values() if c.hp > 0}) <= 1:
+        return False  # the battle is over
+    if start:
+        for c in battle.creatures.values():
+            if c.hp > 0:
+                spot_checks(battle, c, dice)
+        return True
+    if battle.turn.actions_taken == 0 and battle.creatures[battle.turn.actor].hp > 0:
+        spot_checks(battle, battle.turn.actor, dice)
+        return True
+    return False
 
 
 def hear(battle: Battle, attacker: str | Creature, defender: str | Creature) -> None:

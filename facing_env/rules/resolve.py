@@ -90,6 +90,7 @@ def apply(battle: Battle, action: Action, dice: Dice) -> list[Event]:
         events = _APPLY[action.kind](battle, c, action.arg, dice)
     if not is_over(battle):
         events += _auto_end(battle)
+    rules.roll_spot(battle, dice, start=False)  # a turn that began: its Spot checks
     rules.look(battle)  # where each creature last perceived each foe (issue 36)
     return events
 
