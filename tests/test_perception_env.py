@@ -236,3 +236,72 @@ def test_spot_perception_opposes_spot_and_hide_with_the_facing_penalties(
     obs, _ = _o_view(env)
     table = env.layout.split(obs.copy())[1]
     assert bool(table[_slots(env, "O").index("B"), Column.PRESENT] == 1.0) is seen
+
+
+def _creature(cid, team, pos, facing, dex=10, **fields) -> dict:
+    return {"id": cid, "team": team, "pos": list(pos), "facing": facing, "dex": dex,
+            **FIGHTER, **fields}  # fmt: skip
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_unseen_foes_death_is_not_seen(engine):
+    """O sees B, then turns its back on it (B is hidden, its row the last-known place). A
+    strikes B: whether B dies or not, O's observation is the same (a foe's death is seen
+    only when the body is perceived); B's row keeps its last-known place."""
+    views = []
+    for b_hp in (1, 30):
+        spec = {
+            "name": "death",
+            "ruleset": "ua35",
+            "dice": "expected",
+            "map": ".......\n" * 7,
+            "creatures": [
+                _creature("O", "o", (3, 3), "S", dex=18),
+                _creature("A", "o", (3, 6), "N", dex=16),
+                _creature("B", "x", (3, 5), "N", hp=b_hp, ac=10),
+                _creature("C", "x", (0, 0), "S"),
+            ],
+        }
+        env = _env(spec, "facing", engine)
+        env.step(facing_env.actions.TURN_BASE + 0)  # O faces N: B is in its rear now
+        env.step(0)  # END_TURN
+        assert env.agent_to_id[env.agent_selection] == "A"
+        slots_a = _slots(env, "A")
+        env.step(facing_env.actions.ATTACK_BASE + slots_a.index("B"))
+        assert (env.battle.creatures["B"].hp <= 0) is (b_hp == 1)
+        o_agent = next(a for a, cid in env.agent_to_id.items() if cid == "O")
+        views.append(env.observe(o_agent)["observation"])
+        assert env.battle.last_seen["O"]["B"] == (3, 5)
+    np.testing.assert_array_equal(views[0], views[1])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_charge_whose_lane_meets_an_unseen_foe_bumps_at_once(engine):
+    """O (facing N) may charge T, in its flank: the lane to (7, 6) crosses (6, 6), where H
+    stands in O's rear, unseen, so the mask allows the charge. The charge bumps before
+    its first step: O stays, the full-round action is spent, no attack, and the two hear
+    each other."""
+    spec = {
+        "name": "lane",
+        "ruleset": "ua35",
+        "dice": "expected",
+        "map": ".........\n" * 9,
+        "creatures": [
+            _creature("O", "o", (4, 4), "N", dex=18),
+            _creature("T", "x", (8, 7), "N"),
+            _creature("H", "x", (6, 6), "N"),
+        ],
+    }
+    env = _env(spec, "facing", engine)
+    n = env.layout.n_slots
+    charge = facing_env.actions.ATTACK_BASE + n + _slots(env, "O").index("T")
+    assert _o_view(env)[1][charge] == 1
+    env.step(charge)
+    b = env.battle
+    assert b.creatures["O"].pos == (4, 4)
+    bumps = [(e.actor, e.target, e.pos) for e in env.events if e.kind == rules_engine.BUMP]
+    assert bumps == [("O", "H", (5, 5))]
+    assert not any(e.kind == "attack" for e in env.events[-3:])
+    # nothing left but END_TURN: O's turn ended by itself, and with it what O heard; H
+    # hears O until the end of its own turn
+    assert b.turn.actor != "O" and b.heard == {"H": {"O"}}

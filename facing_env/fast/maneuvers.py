@@ -27,6 +27,8 @@ plain Python.
 
 from __future__ import annotations
 
+import numpy as np
+
 from facing_env.fast.geometry import (
     BLOCKED,
     HAZARDOUS,
@@ -136,6 +138,36 @@ def _route_clear(t, s, i, m, cm, px, py):  # noqa: C901
         ):
             return False
     return True
+
+
+@kernel
+def route_meets(t, s, i, m, px, py, hidden):
+    """The first creature (slot order) among the ``hidden`` bits
+    (``perception.hidden_from``) covering a square of the path or the lane of a charge of
+    ``m`` to anchor offset ``(px, py)`` (``rules.bumped`` of ``rules.charge_route``); -1
+    when none."""
+    if hidden == 0:
+        return -1
+    cm = _table_row(t, s, i, m)
+    span = _span(t)
+    ay = py + span
+    ax = px + span
+    mx = s.x[i, m]
+    my = s.y[i, m]
+    for k in range(s.n_creatures[i]):
+        if not (hidden >> np.int64(k)) & np.int64(1) or not alive(s, i, k):
+            continue
+        for j in range(t.route_n_path[cm, ay, ax]):
+            x = mx + t.route_path[cm, ay, ax, j, 0]
+            y = my + t.route_path[cm, ay, ax, j, 1]
+            if covers(s, i, k, x, y):
+                return k
+        for j in range(t.route_n_lane[cm, ay, ax]):
+            x = mx + t.route_lane[cm, ay, ax, j, 0]
+            y = my + t.route_lane[cm, ay, ax, j, 1]
+            if covers(s, i, k, x, y):
+                return k
+    return -1
 
 
 @inline

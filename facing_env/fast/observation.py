@@ -455,14 +455,14 @@ def _table(v, t, s, i, k, acting, out):
         c = slot_at(s, i, k, row)
         if c < 0:
             break
-        if not geo.alive(s, i, c):
-            continue
         f = v.table_at + row * N_FEATURES
         if not seeing.perceives(t, s, i, k, c):  # issue 36: where it was last perceived
-            if s.seen[i, k, c]:
+            if s.seen[i, k, c]:  # (dead or alive: its death is not seen)
                 out[f + C_ENEMY] = 1.0
                 out[f + C_DX] = (s.seen_x[i, k, c] - s.x[i, k]) * inv
                 out[f + C_DY] = (s.seen_y[i, k, c] - s.y[i, k]) * inv
+            continue
+        if not geo.alive(s, i, c):
             continue
         is_me = c == k
         enemy = s.team[i, c] != s.team[i, k]

@@ -135,7 +135,7 @@ def bumped(s, i, m, x, y, hidden):
 @helper
 def look(t, s, i):
     """``rules.look``: each living creature notes where it perceives each living foe now;
-    a dead foe is dropped."""
+    a foe it perceives dead is dropped."""
     if s.perception[i] == FULL:
         return
     n = s.n_creatures[i]
@@ -145,9 +145,11 @@ def look(t, s, i):
         for c in range(n):
             if s.team[i, c] == s.team[i, o] or not s.present[i, c]:
                 continue
+            if not perceives(t, s, i, o, c):
+                continue  # dead or alive, as it last saw it
             if not alive(s, i, c):
                 s.seen[i, o, c] = False
-            elif perceives(t, s, i, o, c):
+            else:
                 s.seen[i, o, c] = True
                 s.seen_x[i, o, c] = s.x[i, c]
                 s.seen_y[i, o, c] = s.y[i, c]

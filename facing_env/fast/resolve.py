@@ -466,6 +466,7 @@ def apply_step(t, s, i, ev, c, d, turn_first, step_cost, mode):
     if foe >= 0:  # issue 36: it stays, and the rest of this movement is lost
         s.turn_movement_left[i] = 0
         s.turn_moved[i] = True
+        s.turn_turned_after_step[i] = False
         _bump(s, i, ev, c, foe, tx, ty)
         return
     opportunity_attacks(t, s, i, ev, c, tx, ty, s.turn_withdrawing[i], mode)
@@ -518,6 +519,7 @@ def apply_five_foot_step(t, s, i, ev, c, d, mode):
     if foe >= 0:  # issue 36: the step is spent where it stands
         s.turn_five_foot_step_taken[i] = True
         s.turn_turned_after_step[i] = False
+        s.turn_declaring[i] = s.ruleset[i] == SIDE_REAR  # SR-02, as after any Shift
         _bump(s, i, ev, c, foe, tx, ty)
         return
     s.x[i, c] = tx
@@ -602,12 +604,13 @@ def apply_charge(t, s, i, ev, c, target, mode):
         ev.cost[i, e] = geo.cell_distance(s, i, s.x[i, c], s.y[i, c], dx, dy)
     sx, sy = s.x[i, c], s.y[i, c]
     steps = fcharge.path_length(t, s, i, c, sx, sy, dx, dy)
+    foe = fcharge.route_meets(t, s, i, c, dx - sx, dy - sy, hidden)
+    if foe >= 0:  # issue 36: its lane meets a foe it did not perceive: it stays
+        hx, hy = fcharge.path_square(t, s, i, c, sx, sy, dx, dy, 0)
+        _bump(s, i, ev, c, foe, hx, hy)
+        return
     for p in range(steps):
         hx, hy = fcharge.path_square(t, s, i, c, sx, sy, dx, dy, p)
-        foe = seeing.bumped(s, i, c, hx, hy, hidden)
-        if foe >= 0:  # issue 36: the charge ends where it stands, with no attack
-            _bump(s, i, ev, c, foe, hx, hy)
-            return
         opportunity_attacks(t, s, i, ev, c, hx, hy, target, mode)
         if s.hp[i, c] <= 0:
             return

@@ -20,6 +20,7 @@ from facing_env.rules.maneuvers import (
     charge_allowed,
     charge_destinations,
     charge_path,
+    charge_route,
     may_withdraw_from,
     withdraw_step_allowed,
 )
@@ -67,6 +68,7 @@ __all__ = [
     "charge_allowed",
     "charge_destinations",
     "charge_path",
+    "charge_route",
     "clamber_allowed",
     "concealment_miss_chance",
     "facing_modifier",

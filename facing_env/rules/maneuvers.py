@@ -140,6 +140,16 @@ def _destinations(
     return out
 
 
+def charge_route(battle: Battle, mover: str | Creature, destination: Pos) -> tuple[Pos, ...]:
+    """Every square a charge of ``mover`` to ``destination`` crosses: the squares of each
+    space of its path and of its lane (EP-CHG-01), sorted (where a foe it does not perceive
+    stops it, issue 36)."""
+    m = battle.creature(mover)
+    dx, dy = destination[0] - m.pos[0], destination[1] - m.pos[1]
+    route = _route(battle.kind, m.shape, (dx, dy))[3]
+    return tuple(sorted((m.pos[0] + x, m.pos[1] + y) for x, y in route))
+
+
 def _occupied_near(battle: Battle, m: Creature, hidden: frozenset[str]) -> frozenset[Pos]:
     """The squares of every other living creature but the ``hidden`` ones (the foes ``m``
     does not perceive), relative to ``m``'s anchor."""

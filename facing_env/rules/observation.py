@@ -182,14 +182,15 @@ def _fill_table(
     my_threat = rules.threatened_cells(battle, me)
     for row, cid in enumerate(slots[: t.shape[0]]):
         c = battle.creatures[cid]
-        if c.hp <= 0:
-            continue
-        if cid in hidden:  # issue 36: only where it was last perceived, if ever
+        if c.team != me.team and (cid in hidden or not rules.perceives(battle, me, c)):
+            # issue 36: only where it was last perceived, if ever (dead or alive)
             last = battle.last_seen.get(me.id, {}).get(cid)
             if last is not None:
                 t[row, C.ENEMY] = 1.0
                 t[row, C.DX] = (last[0] - me.pos[0]) / size
                 t[row, C.DY] = (last[1] - me.pos[1]) / size
+            continue
+        if c.hp <= 0:
             continue
         fx, fy = _facing_vector(battle, c)
         enemy = c.team != me.team

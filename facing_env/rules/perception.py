@@ -182,7 +182,9 @@ def bumped(
 
 def look(battle: Battle) -> None:
     """Each living creature notes where it perceives each living foe now
-    (``Battle.last_seen``); a foe that died is dropped. Nothing under ``full``."""
+    (``Battle.last_seen``); a foe it perceives dead is dropped (one it does not perceive
+    keeps its last-known place, dead or alive: its death is not seen). Nothing under
+    ``full``."""
     if battle.perception is Perception.FULL:
         return
     for o in battle.creatures.values():
@@ -190,11 +192,11 @@ def look(battle: Battle) -> None:
             continue
         seen = battle.last_seen.get(o.id, {})
         for c in battle.creatures.values():
-            if c.team == o.team:
-                continue
+            if c.team == o.team or not perceives(battle, o, c):
+                continue  # a foe it does not perceive: dead or alive, as it last saw it
             if c.hp <= 0:
                 seen.pop(c.id, None)
-            elif perceives(battle, o, c):
+            else:
                 seen[c.id] = c.pos
         if seen:
             battle.last_seen[o.id] = seen

@@ -164,6 +164,7 @@ def _apply_step(
     if foe is not None:  # issue 36: it stays, and the rest of this movement is lost
         ts.movement_left = 0
         ts.moved = True
+        ts.turned_after_step = False
         return [_bump(battle, c, foe, dest)]
     # walking and running provoke alike (EP-RUN-01): rules.provokers(..., [dest], mode=...)
     makers = rules.opportunity.step_provokers(battle, c, dest)
@@ -216,6 +217,7 @@ def _apply_five_foot_step(battle: Battle, c: Creature, arg: object, dice: Dice) 
     if foe is not None:  # issue 36: the step is spent where it stands
         ts.five_foot_step_taken = True
         ts.turned_after_step = False
+        ts.declaring = battle.rules.auto_turn_on_attack  # SR-02, as after any Shift
         return [_bump(battle, c, foe, dest)]
     battle.place(c, dest)
     ts.five_foot_step_taken = True
@@ -310,10 +312,10 @@ def _apply_charge(battle: Battle, c: Creature, arg: object, dice: Dice) -> list[
             round=battle.initiative.round,
         )
     ]
+    foe = rules.bumped(battle, c, rules.charge_route(battle, c, dest), hidden)
+    if foe is not None:  # issue 36: its lane meets a foe it did not perceive: it stays
+        return [*events, _bump(battle, c, foe, path[0])]
     for here in path:
-        foe = rules.bumped(battle, c, c.shape.cells(here), hidden)
-        if foe is not None:  # issue 36: the charge ends where it stands, with no attack
-            return [*events, _bump(battle, c, foe, here)]
         makers = [m for m in rules.opportunity.step_provokers(battle, c, here) if m != target.id]
         if makers:
             events += _opportunity_attacks(battle, c, makers, dice)
