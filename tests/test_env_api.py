@@ -93,6 +93,18 @@ def test_pettingzoo_parallel_api_test(scenario, strict_pettingzoo):
     parallel_api_test(facing_env.parallel_env(scenario=scenario), num_cycles=1000)
 
 
+@pytest.mark.parametrize("perception", ["facing", "spot"])
+@pytest.mark.parametrize("scenario", ["skirmish", "ogre"])
+def test_pettingzoo_tests_pass_under_limited_perception(scenario, perception, strict_pettingzoo):
+    """Issue 36: the AEC and parallel envs under ``perception`` pass PettingZoo's API,
+    parallel API and seed tests."""
+    api_test(facing_env.env(scenario=scenario, perception=perception), num_cycles=500)
+    parallel_api_test(
+        facing_env.parallel_env(scenario=scenario, perception=perception), num_cycles=500
+    )
+    seed_test(lambda: facing_env.env(scenario=scenario, perception=perception), num_cycles=300)
+
+
 def test_every_scenario_is_registered():
     assert set(facing_env.registered_ids().values()) == set(SCENARIOS)
     for env_id in facing_env.registered_ids():
