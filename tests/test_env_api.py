@@ -94,7 +94,7 @@ def test_pettingzoo_parallel_api_test(scenario, strict_pettingzoo):
 
 
 @pytest.mark.parametrize("perception", ["facing", "spot"])
-@pytest.mark.parametrize("scenario", ["skirmish", "ogre"])
+@pytest.mark.parametrize("scenario", ["skirmish"])
 def test_pettingzoo_tests_pass_under_limited_perception(scenario, perception, strict_pettingzoo):
     """Issue 36: the AEC and parallel envs under ``perception`` pass PettingZoo's API,
     parallel API and seed tests."""

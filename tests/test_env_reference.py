@@ -96,7 +96,7 @@ def test_scripted_play_matches_the_reference(scenario, players):
 @pytest.mark.parametrize("scenario", SCENARIOS)
 @pytest.mark.parametrize(
     ("perception", "players"),
-    [("facing", None), ("facing", "aggressive,flanker"), ("spot", None), ("spot", "flanker")],
+    [("facing", None), ("spot", "aggressive,flanker")],
 )
 def test_limited_perception_matches_the_reference(scenario, perception, players):
     """Issue 36: under ``perception="facing"`` and ``"spot"`` both engines hide the same
@@ -115,7 +115,7 @@ def test_limited_perception_restarts_match_the_reference(perception):
         facing_env.raw_env(scenario="skirmish", engine="compiled", perception=perception),
         readable_env(scenario="skirmish", perception=perception),
     )
-    for seed in (3, None, 4):
+    for seed in (3, None):
         _play("skirmish", seed=seed, players=None, dice=None, limit=300, pair=pair)
 
 
@@ -133,7 +133,7 @@ def test_later_episodes_of_one_env_match_the_reference(scenario):
         facing_env.raw_env(scenario=scenario, engine="compiled"),
         readable_env(scenario=scenario),
     )
-    for seed in (3, None, None, 4):
+    for seed in (3, None, 4):
         _play(scenario, seed=seed, players=None, dice=None, limit=400, pair=pair)
 
 
