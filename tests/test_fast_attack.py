@@ -40,6 +40,10 @@ from facing_env.types import Area, AttackKind, GridKind, Size
 from tests.boards import board
 from tests.env_play import SCENARIOS, masked_choice
 
+# their entry points are called from Python here only: one test process compiles them
+# (pyproject's --dist loadgroup), not each
+pytestmark = pytest.mark.xdist_group("kernel_twins")
+
 ENGINE_KINDS = ("attack", "aoo", "cleave", "charge", "readied")
 """The attack kinds the engine asks ``attack_breakdown`` for."""
 

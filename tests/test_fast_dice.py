@@ -13,6 +13,10 @@ from facing_env.fast import dice as fd
 from facing_env.fast.state import allocate
 from facing_env.rules.dice import DICE_MODES, Dice, stream_word
 
+# their entry points are called from Python here only: one test process compiles them
+# (pyproject's --dist loadgroup), not each
+pytestmark = pytest.mark.xdist_group("kernel_twins")
+
 
 def test_stream_words_agree() -> None:
     rng = np.random.default_rng(0)

@@ -19,6 +19,10 @@ from facing_env.rules.battle import Battle
 from facing_env.types import Area, GridKind, Side
 from tests.env_play import SCENARIOS, walk
 
+# their entry points are called from Python here only: one test process compiles them
+# (pyproject's --dist loadgroup), not each
+pytestmark = pytest.mark.xdist_group("kernel_twins")
+
 
 def _states(scenario: str, count: int = 6) -> list[Battle]:
     seen: list[Battle] = []

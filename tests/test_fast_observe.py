@@ -27,6 +27,10 @@ from facing_env.scenario import Scenario, load_scenario, scenario_from_dict
 from tests.env_play import SCENARIOS, masked_choice
 from tests.reference import readable_env
 
+# their entry points are called from Python here only: one test process compiles them
+# (pyproject's --dist loadgroup), not each
+pytestmark = pytest.mark.xdist_group("kernel_twins")
+
 
 @dataclass
 class Snapshot:

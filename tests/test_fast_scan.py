@@ -44,6 +44,10 @@ from facing_env.rules.turns import AttackSlot
 from tests.env_play import SCENARIOS
 from tests.reference import readable_env
 
+# their entry points are called from Python here only: one test process compiles them
+# (pyproject's --dist loadgroup), not each
+pytestmark = pytest.mark.xdist_group("kernel_twins")
+
 STATES_PER_SCENARIO = 60
 SCRIPTED = ("aggressive", "flanker", "defensive")
 
