@@ -1,11 +1,13 @@
 """The batched engine's observation writer agrees with the env bit for bit.
 
-``facing_env.fast.observation.observe`` reads a battle loaded into arrays
+``facing_env.fast.observation.observe_batch`` reads battles loaded into arrays
 (``facing_env.fast.state.load``) and must write exactly ``env.observe(agent)
-["observation"]`` for every creature, the actor and the others, on states of every
-scenario reached by random masked play and by the scripted agents (which charge,
-withdraw and ready attacks), with rolled and mean dice (fractional hit points), and
-after the battle's end. ``observe_batch`` writes the actors' rows of many battles at once.
+["observation"]`` for every creature, the actor and the others (one row at a time, the
+creature's slot given), on states of every scenario reached by random masked play and by
+the scripted agents (which charge, withdraw and ready attacks), with rolled and mean dice
+(fractional hit points), and after the battle's end; and the actors' rows of many battles
+at once. (The tests call the entry point ``VectorEnv`` uses, with its argument types: no
+other compile.)
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import pytest
 import facing_env
 from facing_env.agents import make_agent
 from facing_env.fast.lookup import tables_of
-from facing_env.fast.observation import observe, observe_batch, view_for
+from facing_env.fast.observation import KEEP, observe_batch, view_for
 from facing_env.fast.state import allocate_for, load
 from facing_env.observation import CHANNELS, FEATURES, SCALARS, TACTIC_SCALARS, TACTICS
 from facing_env.rules import engine
@@ -26,10 +28,6 @@ from facing_env.rules.battle import Battle
 from facing_env.scenario import Scenario, load_scenario, scenario_from_dict
 from tests.env_play import SCENARIOS, masked_choice
 from tests.reference import readable_env
-
-# their entry points are called from Python here only: one test process compiles them
-# (pyproject's --dist loadgroup), not each
-pytestmark = pytest.mark.xdist_group("kernel_twins")
 
 
 @dataclass
@@ -136,14 +134,17 @@ def _compare(scenario: str | Scenario, plans: list[tuple]) -> tuple[int, int, in
         load(s, i, x.battle)
     t = tables_of(s)
     v = view_for(t, s, layout, max_rounds)
-    out = np.zeros(layout.size, dtype=np.float32)
+    rows = np.full((len(snaps), layout.size), np.nan, dtype=np.float32)
+    slots = np.full(len(snaps), KEEP, dtype=np.int32)
     compared = 0
     for i, x in enumerate(snaps):
         for k, want in x.views.items():  # every creature: the actor, the others, the dead
-            observe(t, s, i, k, v, out)
-            _check(out, want, layout, f"{name} state {i} slot {k}")
+            slots[i] = k  # the one row i: creature k's observation of battle i
+            observe_batch(t, s, v, slots, rows, i, i + 1)
+            _check(rows[i], want, layout, f"{name} state {i} slot {k}")
             compared += 1
-    rows = np.full((len(snaps), layout.size), np.nan, dtype=np.float32)
+        slots[i] = KEEP
+    rows[:] = np.nan
     observe_batch(t, s, v, s.actor, rows, 0, len(rows))
     for i, x in enumerate(snaps):
         want = x.views[int(s.actor[i])] if s.actor[i] >= 0 else np.zeros(layout.size)
