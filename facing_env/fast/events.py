@@ -168,6 +168,21 @@ def emit(ev, i, kind, actor, round_):
     return n
 
 
+@helper
+def emit_at(ev, i, kind, actor, round_, target, x, y, facing):
+    """:func:`emit` of an event that happens at ``(x, y)`` (a step, a bump, a charge's
+    destination) with ``target`` (-1: none) and the actor's ``facing``; its index, -1 on
+    overflow."""
+    e = emit(ev, i, kind, actor, round_)
+    if e >= 0:
+        ev.target[i, e] = target
+        ev.has_pos[i, e] = True
+        ev.x[i, e] = x
+        ev.y[i, e] = y
+        ev.facing[i, e] = facing
+    return e
+
+
 def to_events(ev: Events, i: int, ids: list[str], attack_names: list[list[str]]) -> list[Event]:
     """Row ``i`` as ``Event`` records; ``ids[k]`` names slot ``k``, ``attack_names[k][a]``
     its attacks."""

@@ -574,15 +574,9 @@ def _observe(t, s, i, k, v, out):
 
 
 @kernel
-def observe(t, s, i, k, v, out):
-    """Write creature slot ``k``'s observation of battle ``i`` into ``out`` (float32,
-    ``v.size`` values): ``env.observe(agent)["observation"]`` of that creature."""
-    _observe(t, s, i, k, v, out)
-
-
-@kernel
 def observe_batch(t, s, v, slots, out, lo, hi):
-    """``out[i]``: :func:`observe` of creature ``slots[i]`` of battle ``i``, for the rows
+    """``out[i]``: creature ``slots[i]``'s observation of battle ``i``
+    (``env.observe(agent)["observation"]`` of that creature), for the rows
     ``lo <= i < hi`` of ``out`` (``(N, D)``; pass ``s.actor`` for the acting creatures);
     the row is left as it is where ``slots[i]`` is :data:`KEEP`, zeros where it is
     another negative number (a battle that is over). Rows are independent: disjoint

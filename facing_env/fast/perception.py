@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from facing_env.fast import dice as fdice
-from facing_env.fast.geometry import alive, area_code, has_facing, is_over
+from facing_env.fast.geometry import alive, area_code, covers, has_facing, is_over
 from facing_env.fast.jit import helper, inline, inline_kernel
 from facing_env.fast.state import AREA_CODES, PERCEPTIONS, RULESETS, SHAPE_CELLS, SHAPE_OFFSETS
 from facing_env.rules._common import EXPOSURE as _EXPOSURE
@@ -120,15 +120,9 @@ def bumped(s, i, m, x, y, hidden):
     for k in range(s.n_creatures[i]):
         if not (hidden >> np.int64(k)) & np.int64(1) or not alive(s, i, k):
             continue
-        other = s.shape[i, k]
         for p in range(SHAPE_CELLS[shape]):
-            cx = x + SHAPE_OFFSETS[shape, p, 0]
-            cy = y + SHAPE_OFFSETS[shape, p, 1]
-            for q in range(SHAPE_CELLS[other]):
-                if s.x[i, k] + SHAPE_OFFSETS[other, q, 0] == cx and (
-                    s.y[i, k] + SHAPE_OFFSETS[other, q, 1] == cy
-                ):
-                    return k
+            if covers(s, i, k, x + SHAPE_OFFSETS[shape, p, 0], y + SHAPE_OFFSETS[shape, p, 1]):
+                return k
     return -1
 
 

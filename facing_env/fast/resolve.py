@@ -42,6 +42,7 @@ from facing_env.fast.events import (
     E_TURN_START,
     E_WITHDRAW,
     emit,
+    emit_at,
 )
 from facing_env.fast.geometry import is_over
 from facing_env.fast.jit import helper, kernel
@@ -479,12 +480,8 @@ def apply_step(t, s, i, ev, c, d, turn_first, step_cost, mode):
     s.turn_moved[i] = True
     if t.diagonal[d]:
         s.turn_diagonals[i] += 1
-    e = emit(ev, i, E_MOVE, c, s.round[i])
+    e = emit_at(ev, i, E_MOVE, c, s.round[i], -1, tx, ty, s.facing[i, c])
     if e >= 0:
-        ev.has_pos[i, e] = True
-        ev.x[i, e] = tx
-        ev.y[i, e] = ty
-        ev.facing[i, e] = s.facing[i, c]
         ev.cost[i, e] = step_cost
     readied_attacks(t, s, i, ev, c, mode)
 
@@ -494,13 +491,7 @@ def _bump(s, i, ev, c, foe, x, y):
     """``resolve._bump``: ``c`` tried to enter ``(x, y)``, where ``foe`` stands unperceived
     (issue 36): the two hear each other, and the event says so."""
     seeing.hear(s, i, c, foe)
-    e = emit(ev, i, E_BUMP, c, s.round[i])
-    if e >= 0:
-        ev.target[i, e] = foe
-        ev.has_pos[i, e] = True
-        ev.x[i, e] = x
-        ev.y[i, e] = y
-        ev.facing[i, e] = s.facing[i, c]
+    emit_at(ev, i, E_BUMP, c, s.round[i], foe, x, y, s.facing[i, c])
 
 
 @helper
@@ -527,12 +518,8 @@ def apply_five_foot_step(t, s, i, ev, c, d, mode):
     s.turn_five_foot_step_taken[i] = True
     s.turn_turned_after_step[i] = False
     s.turn_declaring[i] = s.ruleset[i] == SIDE_REAR  # SR-02: a Shift declares facing
-    e = emit(ev, i, E_FIVE, c, s.round[i])
+    e = emit_at(ev, i, E_FIVE, c, s.round[i], -1, tx, ty, s.facing[i, c])
     if e >= 0:
-        ev.has_pos[i, e] = True
-        ev.x[i, e] = tx
-        ev.y[i, e] = ty
-        ev.facing[i, e] = s.facing[i, c]
         ev.cost[i, e] = 1
         if traded:
             ev.attack_kind[i, e] = K_TRADED
@@ -594,13 +581,8 @@ def apply_charge(t, s, i, ev, c, target, mode):
     s.charging[i, c] = True
     if turnable(s, i, c):
         s.facing[i, c] = toward_creature(t, s, i, c, target)
-    e = emit(ev, i, E_CHARGE, c, s.round[i])
+    e = emit_at(ev, i, E_CHARGE, c, s.round[i], target, dx, dy, s.facing[i, c])
     if e >= 0:
-        ev.target[i, e] = target
-        ev.has_pos[i, e] = True
-        ev.x[i, e] = dx
-        ev.y[i, e] = dy
-        ev.facing[i, e] = s.facing[i, c]
         ev.cost[i, e] = geo.cell_distance(s, i, s.x[i, c], s.y[i, c], dx, dy)
     sx, sy = s.x[i, c], s.y[i, c]
     steps = fcharge.path_length(t, s, i, c, sx, sy, dx, dy)

@@ -58,7 +58,7 @@ def build(
     window, table, scalars = layout.split(out)
     hidden = rules.unseen(battle, me)  # issue 36: foes it does not perceive leak nowhere
     _fill_window(battle, me, window, layout.window, hidden)
-    _fill_table(battle, me, slots, table, layout.window, hidden)
+    _fill_table(battle, me, slots, table, layout.window)
     _fill_scalars(battle, me, scalars, max_rounds)
     _fill_tactics(battle, me, slots, out, layout, hidden)
     return out
@@ -172,7 +172,6 @@ def _fill_table(
     slots: list[str],
     t: np.ndarray,
     size: int,
-    hidden: frozenset[str],
 ) -> None:
     mask_targets = (
         {a.arg for a in engine.legal_actions(battle) if a.kind == engine.ATTACK}
@@ -182,7 +181,7 @@ def _fill_table(
     my_threat = rules.threatened_cells(battle, me)
     for row, cid in enumerate(slots[: t.shape[0]]):
         c = battle.creatures[cid]
-        if c.team != me.team and (cid in hidden or not rules.perceives(battle, me, c)):
+        if c.team != me.team and not rules.perceives(battle, me, c):
             # issue 36: only where it was last perceived, if ever (dead or alive)
             last = battle.last_seen.get(me.id, {}).get(cid)
             if last is not None:
