@@ -1,8 +1,9 @@
 """Compiling the kernels ahead of use, and knowing when they are compiled.
 
-numba compiles the batched engine's kernels the first time they run (about 9 minutes of
+numba compiles the batched engine's kernels the first time they run (about 10 minutes of
 one core on a cold cache, once per version of the sources: :mod:`facing_env.fast.cache`;
-:func:`warm` splits the work over the cores: 6 min 51 s on 2 cores).
+:func:`warm` splits the work over the cores: 9 min 7 s on 2 cores, measured on
+2026-11-27).
 So that a fresh install's first battle does not wait for that:
 
 - :func:`warm` (``python -m facing_env warm``) compiles every kernel now (the AEC env,
@@ -182,7 +183,7 @@ def compile_in_background() -> bool:
     _child = child
     _say(
         "the kernels are not compiled yet; this env plays on the readable engine (the same "
-        "battles, more slowly) while they compile in the background (about 7 minutes on 2 "
+        "battles, more slowly) while they compile in the background (about 9 minutes on 2 "
         f"cores; log: {where / LOG})"
     )
     return True
@@ -252,19 +253,24 @@ def warm(argv: list[str] | None = None) -> int:
     return 0
 
 
-PARTS = ("aec", "observe", "scripted", "expert")
-"""What :func:`warm` compiles, each part in a process of its own when the machine has more
-than one core, in this order. The AEC env's kernels are the longest part (about 10 minutes
-of one core); ``observe`` compiles the observation writer and the batched mask scan
-meanwhile, so the AEC part loads the writer from the cache instead of compiling it too.
-The parts share some kernels, which each compiles when it reaches them first."""
+PHASES = (("step", "scan"), ("aec", "scripted", "expert"))
+"""What :func:`warm` compiles, phase after phase; the parts of a phase run in processes of
+their own when the machine has more than one core. The first phase splits the engine's two
+largest kernels between two processes (measured on one core: the step kernel about 350 s,
+the first scan about 110 s, the observation writer about 120 s): ``step`` compiles the step
+kernel, ``scan`` the scan, the observation writer, the batched mask scan and the scripted
+agents' decision kernels. The second phase plays an AEC battle, the scripted agents and the
+expert, which load those from the cache and compile the rest. A kernel two processes reach
+at once is compiled by both (numba's cache has no lock): the phases keep that rare."""
+PARTS = tuple(part for phase in PHASES for part in phase)
+"""Every part, in order."""
 
 
 def _compile_all() -> None:
-    """Run every kernel once (:data:`PARTS`), in worker processes when there are cores to
-    spare: an AEC battle on the kernels, and a few games of the scripted agents and of the
-    expert through ``VectorEnv``."""
-    workers = min(len(PARTS), os.cpu_count() or 1)
+    """Run every kernel once (:data:`PHASES`), in worker processes when there are cores to
+    spare: the step kernel beside the scans, then an AEC battle on the kernels and a few
+    games of the scripted agents and of the expert through ``VectorEnv``."""
+    workers = min(max(len(phase) for phase in PHASES), os.cpu_count() or 1)
     if workers == 1:
         for part in PARTS:
             compile_part(part)
@@ -274,8 +280,9 @@ def _compile_all() -> None:
 
     context = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked threads
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        for _ in pool.map(compile_part, PARTS):
-            pass
+        for phase in PHASES:
+            for _ in pool.map(compile_part, phase):
+                pass
 
 
 def compile_part(part: str) -> None:
@@ -294,8 +301,10 @@ def compile_part(part: str) -> None:
             obs, _, done, cut, _ = aec.last()
             action = None if done or cut else int(rng.choice(np.flatnonzero(obs["action_mask"])))
             aec.step(action)
-    elif part == "observe":
-        _compile_observe()
+    elif part == "step":
+        _compile_step()
+    elif part == "scan":
+        _compile_scans()
     elif part == "scripted":
         lineup = {"red": make_agent("aggressive"), "blue": make_agent("defensive")}
         play_games(
@@ -308,17 +317,12 @@ def compile_part(part: str) -> None:
         raise ValueError(f"unknown part {part!r}; the parts are {PARTS}")
 
 
-def _compile_observe() -> None:
-    """Compile ``observe_batch`` and ``mask_batch`` for the argument types the engine
-    passes (a duel's battle loaded into arrays, as ``BatchEngine`` holds it), without
-    building an engine (which would compile its first scan before them)."""
-    import numpy as np
-
+def _duel_arrays() -> tuple:
+    """A duel's first battle loaded into the arrays the engine holds (as ``BatchEngine``
+    and ``Lookahead`` load it: the same argument types), with its env (the readable engine:
+    nothing compiled) and its action count."""
     from facing_env.env import raw_env
-    from facing_env.fast.jit import bind
-    from facing_env.fast.legality import mask_batch
     from facing_env.fast.lookup import tables_of
-    from facing_env.fast.observation import observe_batch, view_for
     from facing_env.fast.state import allocate_for, load
 
     env = raw_env(scenario="duel", engine="readable")
@@ -326,9 +330,39 @@ def _compile_observe() -> None:
     battle = env.battle
     s = allocate_for([battle])
     load(s, 0, battle)
-    t = tables_of(s)
+    n = int(env.action_space(env.agents[0]).n)
+    return env, battle, tables_of(s), s, n
+
+
+def _compile_step() -> None:
+    """Compile the engine's step kernel (and then its scan) as the expert's search rows
+    bind it (``Lookahead``: the argument types ``BatchEngine`` passes)."""
+    from facing_env.agents.lookahead import Lookahead
+
+    _, battle, _, _, n = _duel_arrays()
+    Lookahead(8).load(battle, n)
+
+
+def _compile_scans() -> None:
+    """Compile the first scan (``auto_end``), the observation writer (``observe_batch``),
+    the batched mask scan (``mask_batch``) and the scripted agents' decision kernels for
+    the argument types the engine and the agents pass."""
+    import numpy as np
+
+    from facing_env.agents import make_agent
+    from facing_env.fast.events import allocate_events
+    from facing_env.fast.jit import bind
+    from facing_env.fast.legality import mask_batch
+    from facing_env.fast.observation import observe_batch, view_for
+    from facing_env.fast.resolve import auto_end
+
+    env, _, t, s, n = _duel_arrays()
+    mask = np.zeros((1, n), dtype=np.int8)
+    cost = np.zeros((1, n), dtype=np.int32)
+    bind(auto_end, t, s, 0, allocate_events(1, 8), mask, cost)
     v = view_for(t, s, env.layout, env.max_rounds)
     out = np.zeros((1, env.layout.size), dtype=np.float32)
     bind(observe_batch, t, s, v, np.zeros(1, dtype=np.int32), out, 0, 1)
-    n = int(env.action_space(env.agents[0]).n)
-    bind(mask_batch, t, s, np.zeros((1, n), dtype=np.int8), np.zeros((1, n), dtype=np.int32))
+    bind(mask_batch, t, s, mask, cost)
+    for name in ("aggressive", "flanker", "defensive"):
+        make_agent(name).act_batch(out, mask, np.random.default_rng(0))

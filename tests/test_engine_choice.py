@@ -200,7 +200,7 @@ def test_warm_compiles_every_part_once_and_names_an_unknown_one(monkeypatch):
     monkeypatch.setattr(warm, "compile_part", seen.append)
     monkeypatch.setattr(warm.os, "cpu_count", lambda: 1)
     warm._compile_all()
-    assert seen == ["aec", "observe", "scripted", "expert"] == list(warm.PARTS)
+    assert seen == ["step", "scan", "aec", "scripted", "expert"] == list(warm.PARTS)
     with pytest.raises(ValueError, match="unknown part 'gpu'; the parts are"):
         compile_part("gpu")
 

@@ -48,7 +48,7 @@ from tests.reference import readable_env
 # (pyproject's --dist loadgroup), not each
 pytestmark = pytest.mark.xdist_group("kernel_twins")
 
-STATES_PER_SCENARIO = 60
+STATES_PER_SCENARIO = 40
 SCRIPTED = ("aggressive", "flanker", "defensive")
 
 
