@@ -317,21 +317,14 @@ def compile_part(part: str) -> None:
         raise ValueError(f"unknown part {part!r}; the parts are {PARTS}")
 
 
-def _duel_arrays() -> tuple:
-    """A duel's first battle loaded into the arrays the engine holds (as ``BatchEngine``
-    and ``Lookahead`` load it: the same argument types), with its env (the readable engine:
-    nothing compiled) and its action count."""
+def _duel() -> tuple:
+    """A duel's env on the readable engine (nothing compiled), reset, with its first battle
+    and its action count."""
     from facing_env.env import raw_env
-    from facing_env.fast.lookup import tables_of
-    from facing_env.fast.state import allocate_for, load
 
     env = raw_env(scenario="duel", engine="readable")
     env.reset(seed=0)
-    battle = env.battle
-    s = allocate_for([battle])
-    load(s, 0, battle)
-    n = int(env.action_space(env.agents[0]).n)
-    return env, battle, tables_of(s), s, n
+    return env, env.battle, int(env.action_space(env.agents[0]).n)
 
 
 def _compile_step() -> None:
@@ -339,7 +332,7 @@ def _compile_step() -> None:
     bind it (``Lookahead``: the argument types ``BatchEngine`` passes)."""
     from facing_env.agents.lookahead import Lookahead
 
-    _, battle, _, _, n = _duel_arrays()
+    _, battle, n = _duel()
     Lookahead(8).load(battle, n)
 
 
@@ -353,10 +346,15 @@ def _compile_scans() -> None:
     from facing_env.fast.events import allocate_events
     from facing_env.fast.jit import bind
     from facing_env.fast.legality import mask_batch
+    from facing_env.fast.lookup import tables_of
     from facing_env.fast.observation import observe_batch, view_for
     from facing_env.fast.resolve import auto_end
+    from facing_env.fast.state import allocate_for, load
 
-    env, _, t, s, n = _duel_arrays()
+    env, battle, n = _duel()
+    s = allocate_for([battle])  # the battle in arrays, as BatchEngine loads it
+    load(s, 0, battle)
+    t = tables_of(s)
     mask = np.zeros((1, n), dtype=np.int8)
     cost = np.zeros((1, n), dtype=np.int32)
     bind(auto_end, t, s, 0, allocate_events(1, 8), mask, cost)
