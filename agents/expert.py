@@ -9,7 +9,8 @@ its plan said it would be, as after a roll that differed from its mean) the expe
    search walks with ``MOVE`` (facing is free while moving, UA-MOVE-01, so a step without
    turning never costs less) and keeps, of the walks that reach the same place, the one
    with the most movement left; it turns only where it stops (toward its nearest foe or
-   the facings either side), walks before it attacks or readies, walks at most
+   the facings either side; far from every foe, toward the nearest only), walks before
+   it attacks or readies, walks at most
    :data:`ENGAGED_WALK` squares when a foe is within reach at the start (leaving it draws
    attacks of opportunity), and does not run;
 2. **scores each ending** (:func:`evaluate`): expected damage dealt minus taken since the
@@ -18,14 +19,22 @@ its plan said it would be, as after a roll that differed from its mean) the expe
    stands: each creature's best attack after at most a 5-foot step
    (:func:`~facing_env.agents.lookahead.attack_potential`), counted fully for the side
    that acts next and at :data:`OTHER_SIDE` for the other;
-3. **plays out the foes' replies** to its :data:`REPLIES` best endings. **The one
-   assumption it makes of every foe**: a foe takes, among the endings of its own turn, the
-   one worst for the expert under the expert's score (minimax), except that it turns only
-   toward its nearest enemy and only when that enemy has left its front, its turn ends
-   with its attack (and a turn), it walks only toward a fight (or round it, within a
-   square of its reach), and it does not see readied attacks coming (it chooses as if no
-   one were readied; the chosen reply is then played with the readied attacks going
-   off). The expert never reads which agent it faces;
+3. **plays out the foes' replies** to its :data:`REPLIES` best endings and its
+   :data:`READY_REPLIES` best endings that ready an attack. **The one assumption it makes
+   of every foe**: a foe takes, among the endings of its own turn, the one worst for the
+   expert under the expert's score (minimax), except that
+   - it turns only toward its nearest enemy and only when that enemy has left its front,
+     and its turn ends with its attack (and a turn);
+   - it walks only toward a fight (or round it, within a square of its reach), and a foe
+     with no enemy within its reach ends its turn as near one as it can (a foe that cannot
+     strike this turn walks in);
+   - a foe with an enemy within its reach stays in its square (no 5-foot step, no
+     withdrawal) until the expert has seen it leave a square with an enemy within its
+     reach (:class:`_Sightings`, per game: what the foe has done, never which agent it is);
+   - it does not see readied attacks coming (it chooses as if no one were readied; the
+     chosen reply is then played with the readied attacks going off).
+
+   The expert never reads which agent it faces;
 4. plays the first action of the plan whose score after the replies (plus
    :data:`BEFORE_REPLIES` of its score before them) is best, and the next ones while the
    battle stays where the plan predicted.
@@ -46,8 +55,11 @@ last perceived it, or, never seen, in the free space farthest from it.
 
 Tactics it finds this way (tested on ASCII positions in ``tests/test_expert.py``): the
 5-foot step into the rear of a foe left facing diagonally (+4 without provoking), the
-corner trap (a cornered foe flanked again and again by alternating 5-foot steps), and the
-charge of a flat-footed foe when it has the initiative.
+corner trap (a cornered foe flanked again and again by alternating 5-foot steps), the
+step that leaves a foe that holds its square one 5-foot step from its rear, and with the
+initiative the readied opening: out of the foe's move and reach and off its charge lanes,
+turned toward it and readied, so that it walks into a readied attack with no attack of its
+own left that round.
 """
 
 from __future__ import annotations
@@ -78,9 +90,9 @@ from facing_env.rules.perception import unseen
 from facing_env.types import Perception, Terrain
 
 REPLIES = 10
-CHUNK = 5
-"""Endings whose following turns are searched together (module docstring, 3)."""
 """How many of its best turn endings the expert plays the foes' replies to."""
+CHUNK = 16
+"""Endings whose following turns are searched together (module docstring, 3)."""
 KILL = 25.0
 """Value of a foe down (in hit points), besides the damage that took it down."""
 DEATH_SPREAD = 6.0
@@ -116,6 +128,10 @@ PER_ROOT_NDIM = 2
 """An ``allow`` array with a row per search root (not one row for all)."""
 FAR = 1e6
 """A distance standing for "no living foe"."""
+READY_REPLIES = 6
+"""How many of its best endings that ready an attack the expert plays the foes' replies
+to, besides its :data:`REPLIES` best endings (a readied attack is worth what the foe's
+reply walks into, which the score before the replies cannot see)."""
 MAX_REPLY_ROUNDS = 4
 """Turns played out after the expert's creature's turn, at most (foes' replies and allies'
 turns, until that creature acts again)."""
@@ -133,6 +149,8 @@ class ExpertAgent:
         self.replies = replies
         self.look = Lookahead(capacity)
         self._plans: dict[int, list[tuple[int, np.uint64]]] = {}
+        self._seen: dict[int, _Sightings] = {}
+        self.steppers = np.zeros(0, dtype=bool)
 
     def fork(self) -> ExpertAgent:
         """An expert for another game: its own plan, the same search rows (games played
@@ -141,6 +159,8 @@ class ExpertAgent:
         other.replies = self.replies
         other.look = self.look
         other._plans = {}
+        other._seen = {}
+        other.steppers = np.zeros(0, dtype=bool)
         return other
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: object) -> int:
@@ -159,6 +179,7 @@ class ExpertAgent:
         mask = np.asarray(action_mask)
         if battle.perception is not Perception.FULL and battle.turn is not None:
             battle = perceived(battle, battle.turn.actor)
+        self.steppers = self._seen.setdefault(game, _Sightings()).update(battle)
         plan = self._plans.get(game)
         if plan and self.look.fits(battle, mask.shape[0]):
             self.look.load_root(battle)
@@ -187,8 +208,12 @@ class ExpertAgent:
             return []
         first = evaluate(look, leaves, team)
         order = np.lexsort((leaves, -first))
-        top = leaves[order[: self.replies]]
-        before = first[order[: top.size]]
+        pick = order[: self.replies]
+        ready = order[look.action[leaves[order]] == READY_INDEX]
+        ready = ready[~np.isin(ready, pick)][:READY_REPLIES]
+        pick = np.concatenate([pick, ready])
+        top = leaves[pick]
+        before = first[pick]
         final = self.replies_value(top, team, n_actions) + BEFORE_REPLIES * before
         final = np.round(final, 6)  # sums of mean damage: equal plans, equal scores
         best = top[np.lexsort((np.arange(top.size), -before, -final))[0]]
@@ -258,6 +283,13 @@ class ExpertAgent:
         engaged = _engaged(look, roots)
         walk = np.arange(MOVE_BASE, FIVE_FOOT_BASE)
         allow[np.ix_(engaged | ~foe, walk)] = 0  # a foe in reach, an ally: no walking
+        known = self.steppers
+        stepped = np.array(
+            [a < known.size and known[a] for a in look.state.actor[roots]], dtype=bool
+        )
+        still = engaged & foe & ~stepped  # never seen leaving a fight: it stays in this one
+        allow[np.ix_(still, np.arange(FIVE_FOOT_BASE, TURN_BASE))] = 0
+        allow[still, n_actions - (n_actions - ATTACK_BASE) // 3 :] = 0  # no withdrawal
         group = np.full(look.capacity, -1, dtype=np.int64)
         group[roots] = np.arange(roots.size)
         leaves = turn_tree(look, roots, allow, group, approach=~engaged, reply=foe)
@@ -266,11 +298,56 @@ class ExpertAgent:
             return chosen
         value = np.round(evaluate(look, leaves, team), 6)
         value = np.where(foe[group[leaves]], value, -value)
-        order = np.lexsort((leaves, value, group[leaves]))
+        # a foe out of every enemy's reach ends its turn as near one as it can
+        gap = np.zeros(leaves.size, dtype=np.int64)
+        closing = (foe & ~engaged)[group[leaves]]
+        if closing.any():
+            who = look.state.actor[roots][group[leaves[closing]]]
+            gap[closing] = _gaps(look, leaves[closing], who)
+        order = np.lexsort((leaves, value, gap, group[leaves]))
         g = group[leaves[order]]
         firsts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
         chosen[g[firsts]] = leaves[order[firsts]]
         return chosen
+
+
+class _Sightings:
+    """What the expert has seen its foes do in one game: which creatures (by their index
+    in the battle) have changed square while an enemy stood within their reach (a 5-foot
+    step, a withdrawal or a walk out of a fight), between two of its decisions."""
+
+    def __init__(self) -> None:
+        self.where: dict[str, tuple[tuple[int, int], bool]] = {}
+        self.stepped: set[str] = set()
+        self.clock: tuple[int, int] = (0, 0)
+
+    def update(self, battle: Battle) -> np.ndarray:
+        """Note where every creature stands now; returns the flags by creature index. A
+        battle earlier than the last one seen, or with creatures not seen before (a new
+        battle in the same game slot, as a ``VectorEnv`` starts one when one ends), starts
+        the sightings over."""
+        clock = (battle.initiative.round, battle.initiative.index)
+        if clock < self.clock or not set(battle.creatures) <= set(self.where or battle.creatures):
+            self.where, self.stepped = {}, set()
+        self.clock = clock
+        ids = list(battle.creatures)
+        for c in battle.creatures.values():
+            before = self.where.get(c.id)
+            if before is not None and before[1] and before[0] != c.pos and c.hp > 0:
+                self.stepped.add(c.id)
+            self.where[c.id] = (c.pos, _in_reach_of_enemy(battle, c))
+        return np.array([i in self.stepped for i in ids], dtype=bool)
+
+
+def _in_reach_of_enemy(battle: Battle, c: Creature) -> bool:
+    """Whether a living enemy of ``c`` stands within ``c``'s melee reach (at least 1)."""
+    reach = max([a.reach for a in c.attacks if not a.ranged] or [5]) // 5
+    return any(
+        o.team != c.team
+        and o.hp > 0
+        and battle.cells_distance(battle.cells_of(c), battle.cells_of(o)) <= max(reach, 1)
+        for o in battle.creatures.values()
+    )
 
 
 def perceived(battle: Battle, observer: str) -> Battle:
@@ -322,6 +399,42 @@ def _farthest_free(
             if d > far:
                 best, far = pos, d
     return best
+
+
+def _gaps(look: Lookahead, rows: np.ndarray, who: np.ndarray) -> np.ndarray:
+    """Cells between creature ``who[j]`` of row ``rows[j]`` and its nearest living enemy
+    (footprint to footprint, the engine's distance; 1 << 20 with none)."""
+    from facing_env.fast.geometry import _CELLS, _OFFSETS
+
+    s = look.state
+    k = int(s.n_creatures[0])
+    j = np.arange(rows.size)
+    x, y = s.x[rows, :k].astype(np.int64), s.y[rows, :k].astype(np.int64)
+    shape = s.shape[rows, :k]
+    alive = (s.hp[rows, :k] > 0) & s.present[rows, :k]
+    team = s.team[0, :k]
+    ax, ay, sa = x[j, who], y[j, who], shape[j, who]
+    hexes, uniform = int(s.kind[0]) == 1, int(s.diagonal[0]) != 0
+    out = np.full(rows.size, 1 << 20, dtype=np.int64)
+    for f in range(k):
+        enemy = (team[f] != team[who]) & alive[:, f]
+        if not enemy.any():
+            continue
+        sf = shape[:, f]
+        best = np.full(rows.size, 1 << 20, dtype=np.int64)
+        for p in range(int(_CELLS[sa].max())):
+            for q in range(int(_CELLS[sf].max())):
+                dx = ax + _OFFSETS[sa, p, 0] - x[:, f] - _OFFSETS[sf, q, 0]
+                dy = ay + _OFFSETS[sa, p, 1] - y[:, f] - _OFFSETS[sf, q, 1]
+                if hexes:
+                    d = (np.abs(dx) + np.abs(dy) + np.abs(dx + dy)) // 2
+                else:
+                    hi = np.maximum(np.abs(dx), np.abs(dy))
+                    d = hi if uniform else hi + np.minimum(np.abs(dx), np.abs(dy)) // 2
+                valid = (p < _CELLS[sa]) & (q < _CELLS[sf])
+                best = np.where(valid, np.minimum(best, d), best)
+        out = np.where(enemy, np.minimum(out, best), out)
+    return out
 
 
 def _engaged(look: Lookahead, rows: np.ndarray) -> np.ndarray:
@@ -463,9 +576,8 @@ def _restrict(
     walked = s.speed[rows, actor] // 5 - s.turn_movement_left[rows]
     engaged_walk = s.turn_moving[rows] & (walked >= ENGAGED_WALK) & engaged
     legal[np.ix_(engaged_walk, np.arange(MOVE_BASE, STEP_BASE))] = 0
-    far = near > reach + 2
-    legal[np.ix_(far, np.arange(TURN_BASE, RUN_INDEX))] = 0
-    legal[:, TURN_BASE:RUN_INDEX] &= _toward_foe(look, rows, lazy)
+    far = near > reach + 2  # far from every foe: only the facing toward the nearest
+    legal[:, TURN_BASE:RUN_INDEX] &= _toward_foe(look, rows, lazy | far)
     legal[np.ix_(near > reach + 1, np.arange(FIVE_FOOT_BASE, TURN_BASE))] = 0
     if not approach.any():
         return

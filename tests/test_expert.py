@@ -94,15 +94,58 @@ def test_plan_is_deterministic_and_leaves_the_battle_alone():
     assert engine.state_key(b) == key
 
 
-def test_opening_with_the_initiative_charges_the_flat_footed_foe():
-    """The duel's start with the expert to act first: the foe is flat-footed (SRD-FF-01)
-    and a charge lane is open (EP-CHG-01): the expert charges at once (+2 to hit)."""
+def test_opening_with_the_initiative_readies_out_of_the_foes_reach():
+    """The duel's start with the expert to act first. A foe beyond its move and its reach
+    walks in (the expert's assumption of a foe that cannot strike): the expert walks to the
+    corner (8, 0), from where every square next to it is more than the foe's 6 squares of
+    a move away (every second diagonal counts 2 under ``ua35``; UA-MOVE-01's free facing
+    while walking) and off every charge lane (EP-CHG-01), turns toward the foe and readies:
+    the foe walks into a readied attack (UA-PER-02's readied action, seen in front) and has
+    no attack left this round."""
     from facing_env.env import raw_env
 
     env = raw_env(scenario="duel")
     env.reset(seed=0)
     assert env.battle.turn.actor == "red_fighter"
-    assert _plan(env.battle) == ["CHARGE(slot 1)"]
+    plan = _plan(env.battle)
+    assert plan == ["MOVE(NE)", "MOVE(E)", "MOVE(E)", "MOVE(E)", "TURN(slot 5)", "READY"]
+
+
+HELD_CORNER = """
+    . . . . . . . . A
+    . . . . . . . B .
+    . . . . . . . . .
+    . . . o . . . . .
+    . . . . . . . . .
+    . . . . . o . . .
+    . . . . . . . . .
+"""
+
+
+def test_a_foe_never_seen_leaving_a_fight_is_assumed_to_stay():
+    """B faces NE with A in its front corner (A cornered at the board's edge: no square by
+    B is off its front). A foe never seen stepping away while an enemy stood within its
+    reach is assumed to attack from where it stands, turning only when A leaves its front:
+    the expert 5-foot-steps S (still B's front, UA-MOVE-05) and attacks, so that B's rear
+    (S of it) is one 5-foot step away next turn (UA-OPP-02, +4)."""
+    plan = _plan(_a_to_act(HELD_CORNER, "SW", "NE"))
+    assert plan == ["FIVE_FOOT_STEP(S)", "TURN(slot 6)", "ATTACK(slot 1)", "END_TURN"]
+
+
+def test_a_foe_seen_stepping_is_assumed_to_step_again():
+    """The same position after the expert has seen B 5-foot-step while A stood within its
+    reach: B may step again (into A's flank, UA-OPP-01), so leaving the corner gains
+    nothing, and the expert attacks from where it stands."""
+    b = _a_to_act(HELD_CORNER, "SW", "NE")
+    moved = b.copy()
+    moved.place("B", (8, 1))  # B stood E of its square, within A's reach
+    codec = ActionCodec(2)
+    agent = ExpertAgent()
+    agent.act_battle(moved, codec.mask(moved, creature_slots(moved, "A")))
+    agent.act_battle(b, codec.mask(b, creature_slots(b, "A")))
+    assert agent.steppers.tolist() == [False, True]
+    plan = [NAMES[a] for a, _ in agent.plan(b, codec.n)]
+    assert plan == ["ATTACK(slot 1)", "END_TURN"]
 
 
 def test_expert_is_named_everywhere_agents_are():
@@ -155,3 +198,22 @@ def test_evaluate_in_worker_processes_plays_the_same_games():
     two = evaluate("duel", ["expert", "flanker"], 8, seed=77, workers=2)
     assert one.pairs[0].to_dict() == two.pairs[0].to_dict()
     assert one.agents["expert"].attacks == two.agents["expert"].attacks
+
+
+def test_sightings_start_over_with_a_new_battle_in_the_same_slot():
+    """A VectorEnv starts a new battle in a slot when one ends: a battle earlier than the
+    last one seen (round, turn) starts the expert's sightings over, so a foe's jump back to
+    its starting square is not a step seen."""
+    b = _a_to_act(HELD_CORNER, "SW", "NE")
+    codec = ActionCodec(2)
+    agent = ExpertAgent()
+    moved, later = b.copy(), b.copy()
+    moved.place("B", (8, 1))
+    moved.initiative.round = later.initiative.round = 5
+    for battle in (moved, later):
+        agent.act_battle(battle, codec.mask(battle, creature_slots(battle, "A")))
+    assert agent.steppers.tolist() == [False, True]
+    fresh = b.copy()
+    fresh.place("B", (8, 1))  # round 1 again: B where it stood before, not a step
+    agent.act_battle(fresh, codec.mask(fresh, creature_slots(fresh, "A")))
+    assert agent.steppers.tolist() == [False, False]
