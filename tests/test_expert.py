@@ -194,8 +194,8 @@ def test_evaluate_in_worker_processes_plays_the_same_games():
     game by game): the same games, the same tallies as in one process."""
     from facing_env.evaluation.evaluate import evaluate
 
-    one = evaluate("duel", ["expert", "flanker"], 8, seed=77)
-    two = evaluate("duel", ["expert", "flanker"], 8, seed=77, workers=2)
+    one = evaluate("duel", ["expert", "flanker"], 4, seed=77)
+    two = evaluate("duel", ["expert", "flanker"], 4, seed=77, workers=2)
     assert one.pairs[0].to_dict() == two.pairs[0].to_dict()
     assert one.agents["expert"].attacks == two.agents["expert"].attacks
 
