@@ -74,6 +74,7 @@ from facing_env.actions import (
     MOVE_BASE,
     READY_INDEX,
     RUN_INDEX,
+    SLOT_KINDS,
     STEP_BASE,
     TURN_BASE,
 )
@@ -85,8 +86,11 @@ from facing_env.agents.lookahead import (
     toward_slots,
 )
 from facing_env.fast.lookup import FRONT_CODE
+from facing_env.rules import engine
 from facing_env.rules.battle import Battle, Creature
+from facing_env.rules.opportunity import melee_reach
 from facing_env.rules.perception import unseen
+from facing_env.tables import FEET_PER_SQUARE
 from facing_env.types import Perception, Terrain
 
 REPLIES = 10
@@ -289,7 +293,9 @@ class ExpertAgent:
         )
         still = engaged & foe & ~stepped  # never seen leaving a fight: it stays in this one
         allow[np.ix_(still, np.arange(FIVE_FOOT_BASE, TURN_BASE))] = 0
-        allow[still, n_actions - (n_actions - ATTACK_BASE) // 3 :] = 0  # no withdrawal
+        slots = (n_actions - ATTACK_BASE) // len(SLOT_KINDS)
+        withdraw = ATTACK_BASE + SLOT_KINDS.index(engine.WITHDRAW) * slots
+        allow[still, withdraw : withdraw + slots] = 0
         group = np.full(look.capacity, -1, dtype=np.int64)
         group[roots] = np.arange(roots.size)
         leaves = turn_tree(look, roots, allow, group, approach=~engaged, reply=foe)
@@ -341,11 +347,11 @@ class _Sightings:
 
 def _in_reach_of_enemy(battle: Battle, c: Creature) -> bool:
     """Whether a living enemy of ``c`` stands within ``c``'s melee reach (at least 1)."""
-    reach = max([a.reach for a in c.attacks if not a.ranged] or [5]) // 5
+    reach = max(melee_reach(c) // FEET_PER_SQUARE, 1)
     return any(
         o.team != c.team
         and o.hp > 0
-        and battle.cells_distance(battle.cells_of(c), battle.cells_of(o)) <= max(reach, 1)
+        and battle.cells_distance(battle.cells_of(c), battle.cells_of(o)) <= reach
         for o in battle.creatures.values()
     )
 
@@ -402,39 +408,19 @@ def _farthest_free(
 
 
 def _gaps(look: Lookahead, rows: np.ndarray, who: np.ndarray) -> np.ndarray:
-    """Cells between creature ``who[j]`` of row ``rows[j]`` and its nearest living enemy
-    (footprint to footprint, the engine's distance; 1 << 20 with none)."""
-    from facing_env.fast.geometry import _CELLS, _OFFSETS
-
+    """Cells between creature ``who[j]`` of row ``rows[j]`` and its nearest living enemy:
+    :func:`~facing_env.agents.lookahead.foe_distances` with ``who`` standing in for each
+    row's actor (the rows are turn endings, where someone else acts next)."""
     s = look.state
-    k = int(s.n_creatures[0])
-    j = np.arange(rows.size)
-    x, y = s.x[rows, :k].astype(np.int64), s.y[rows, :k].astype(np.int64)
-    shape = s.shape[rows, :k]
-    alive = (s.hp[rows, :k] > 0) & s.present[rows, :k]
-    team = s.team[0, :k]
-    ax, ay, sa = x[j, who], y[j, who], shape[j, who]
-    hexes, uniform = int(s.kind[0]) == 1, int(s.diagonal[0]) != 0
-    out = np.full(rows.size, 1 << 20, dtype=np.int64)
-    for f in range(k):
-        enemy = (team[f] != team[who]) & alive[:, f]
-        if not enemy.any():
-            continue
-        sf = shape[:, f]
-        best = np.full(rows.size, 1 << 20, dtype=np.int64)
-        for p in range(int(_CELLS[sa].max())):
-            for q in range(int(_CELLS[sf].max())):
-                dx = ax + _OFFSETS[sa, p, 0] - x[:, f] - _OFFSETS[sf, q, 0]
-                dy = ay + _OFFSETS[sa, p, 1] - y[:, f] - _OFFSETS[sf, q, 1]
-                if hexes:
-                    d = (np.abs(dx) + np.abs(dy) + np.abs(dx + dy)) // 2
-                else:
-                    hi = np.maximum(np.abs(dx), np.abs(dy))
-                    d = hi if uniform else hi + np.minimum(np.abs(dx), np.abs(dy)) // 2
-                valid = (p < _CELLS[sa]) & (q < _CELLS[sf])
-                best = np.where(valid, np.minimum(best, d), best)
-        out = np.where(enemy, np.minimum(out, best), out)
-    return out
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    actor = s.actor[rows].copy()
+    out = np.empty((rows.size, 1 + look.tables.vectors.shape[0]), dtype=np.int64)
+    s.actor[rows] = who
+    try:
+        foe_distances(look.tables, s, rows, out)
+    finally:
+        s.actor[rows] = actor
+    return out[:, 0]
 
 
 def _engaged(look: Lookahead, rows: np.ndarray) -> np.ndarray:
