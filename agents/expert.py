@@ -120,9 +120,11 @@ walks toward the fight when nothing else differs."""
 ENGAGED_WALK = 3
 """Squares a search walks, at most, when a foe is within reach at the turn's start (walking
 away draws attacks of opportunity: a few squares reach any side of the foe)."""
-PATIENCE = 3
+PATIENCE = 7
 """Rounds the expert may wait for its foes (a battle that reaches its round limit counts
-against both sides)."""
+against both sides): long enough for a foe that waits out of reach through its first
+rounds to come to the expert's readied corner (the duel's 30 rounds leave 23 to fight; 3
+let the expert walk out of its corner to a foe that waits, docs/training.md)."""
 LATE_APPROACH = 0.5
 """Per square to the nearest foe and per round past :data:`PATIENCE`: after a few rounds
 the expert closes in even on a foe that waits readied (a draw is no better than a loss)."""
