@@ -125,6 +125,9 @@ PATIENCE = 7
 against both sides): long enough for a foe that waits out of reach through its first
 rounds to come to the expert's readied corner (the duel's 30 rounds leave 23 to fight; 3
 let the expert walk out of its corner to a foe that waits, docs/training.md)."""
+FIRST_WAIT = 2
+"""The first round whose turns may be replayed (:meth:`ExpertAgent._plan_or_repeat`): in
+the first, creatures that have not acted are flat-footed."""
 LATE_APPROACH = 0.5
 """Per square to the nearest foe and per round past :data:`PATIENCE`: after a few rounds
 the expert closes in even on a foe that waits readied (a draw is no better than a loss)."""
@@ -156,6 +159,7 @@ class ExpertAgent:
         self.look = Lookahead(capacity)
         self._plans: dict[int, list[tuple[int, np.uint64]]] = {}
         self._seen: dict[int, _Sightings] = {}
+        self._waits: dict[int, tuple[tuple[int, bytes], list[int]]] = {}
         self.steppers = np.zeros(0, dtype=bool)
 
     def fork(self) -> ExpertAgent:
@@ -166,6 +170,7 @@ class ExpertAgent:
         other.look = self.look
         other._plans = {}
         other._seen = {}
+        other._waits = {}
         other.steppers = np.zeros(0, dtype=bool)
         return other
 
@@ -194,9 +199,35 @@ class ExpertAgent:
             if key == expected and 0 <= action < mask.shape[0] and mask[action]:
                 plan.pop(0)
                 return action
-        plan = self._plans[game] = self.plan(battle, mask.shape[0])
+        plan = self._plans[game] = self._plan_or_repeat(battle, mask.shape[0], game)
         action = plan.pop(0)[0] if plan else 0
         return action if 0 <= action < mask.shape[0] and mask[action] else 0
+
+    def _plan_or_repeat(
+        self, battle: Battle, n_actions: int, game: int
+    ) -> list[tuple[int, np.uint64]]:
+        """:meth:`plan`, or while the expert waits (rounds 2 to :data:`PATIENCE` - 1, where
+        no score it computes depends on the round) the turn it planned last time the
+        battle stood exactly as now but for the round, replayed: the same plan, without
+        the search (a foe that waits out of reach makes the same turn come back)."""
+        round_ = battle.initiative.round
+        if not FIRST_WAIT <= round_ < PATIENCE:
+            return self.plan(battle, n_actions)
+        look = self.look
+        look.load(battle, n_actions)
+        s = look.state
+        kept = int(s.round[0])
+        s.round[0] = 0
+        key = (int(look.hashes(np.zeros(1, dtype=np.int64))[0]), self.steppers.tobytes())
+        s.round[0] = kept
+        last = self._waits.get(game)
+        if last is not None and last[0] == key:
+            leaf = replay(look, 0, last[1])
+            if leaf > 0:
+                return plan_steps(look, leaf)
+        steps = self.plan(battle, n_actions)
+        self._waits[game] = (key, [a for a, _ in steps])
+        return steps
 
     # -- the search -----------------------------------------------------------------------
 

@@ -148,6 +148,55 @@ def test_a_foe_seen_stepping_is_assumed_to_step_again():
     assert plan == ["ATTACK(slot 1)", "END_TURN"]
 
 
+WAITING_FOE = """
+    . . . . . . . . .
+    . . . . . B . . .
+    . . . . . . . . .
+    . . . o . . . . .
+    . . . . . . . . .
+    . . . . . o . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . A
+"""
+
+
+@pytest.mark.parametrize(("rounds", "plan"), [
+    (4, ["READY", "END_TURN"]),
+    (6, ["READY", "END_TURN"]),
+    (8, ["MOVE(N)", "MOVE(N)", "MOVE(N)", "MOVE(N)", "MOVE(NW)", "MOVE(NW)", "END_TURN"]),
+])  # fmt: skip
+def test_the_expert_waits_readied_for_a_foe_that_waits(rounds, plan):
+    """A in the corner facing NW, B more than a move and an attack away (7 squares: it
+    can neither walk up and attack nor charge, EP-CHG-01). Through round
+    :data:`~facing_env.agents.expert.PATIENCE` the expert stays readied in its corner
+    (UA-PER-02: B must come through its front), as a foe that waits out of reach in its
+    first rounds (the scripted ``flanker``, 6 of the duel's 30) walks into a readied
+    attack once it comes; after that it closes in (a battle that reaches its round limit
+    counts against both sides)."""
+    b = _a_to_act(WAITING_FOE, "NW", "S")
+    b.initiative.round = rounds
+    assert _plan(b) == plan
+
+
+def test_a_waiting_turn_that_comes_back_is_replayed_not_searched(monkeypatch):
+    """Before round PATIENCE no score depends on the round: the same battle a round later
+    gets the same turn, replayed without a search (the same games, faster)."""
+    b = _a_to_act(WAITING_FOE, "NW", "S")
+    b.initiative.round = 3
+    codec = ActionCodec(2)
+    mask = codec.mask(b, creature_slots(b, "A"))
+    agent = ExpertAgent()
+    assert NAMES[agent.act_battle(b, mask)] == "READY"
+    later = b.copy()
+    later.initiative.round = 4
+    monkeypatch.setattr(agent, "plan", lambda *args: pytest.fail("searched again"))
+    assert NAMES[agent.act_battle(later, mask)] == "READY"
+    later.place("B", (4, 1))  # the foe moved: a new search
+    with pytest.raises(pytest.fail.Exception, match="searched again"):
+        agent.act_battle(later, mask)
+
+
 def test_expert_is_named_everywhere_agents_are():
     agent = make_agent("expert")
     assert isinstance(agent, ExpertAgent)
