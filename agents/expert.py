@@ -217,7 +217,7 @@ class ExpertAgent:
         look.load(battle, n_actions)
         s = look.state
         kept = int(s.round[0])
-        s.round[0] = 0
+        s.round[0] = 0  # the root's key without its round (state_hash keys every field)
         key = (int(look.hashes(np.zeros(1, dtype=np.int64))[0]), self.steppers.tobytes())
         s.round[0] = kept
         last = self._waits.get(game)
@@ -225,7 +225,7 @@ class ExpertAgent:
             leaf = replay(look, 0, last[1])
             if leaf > 0:
                 return plan_steps(look, leaf)
-        steps = self.plan(battle, n_actions)
+        steps = self._search(n_actions)
         self._waits[game] = (key, [a for a, _ in steps])
         return steps
 
@@ -234,8 +234,12 @@ class ExpertAgent:
     def plan(self, battle: Battle, n_actions: int) -> list[tuple[int, np.uint64]]:
         """The best turn from here: its actions, each with the key of the state it is
         taken in."""
+        self.look.load(battle, n_actions)
+        return self._search(n_actions)
+
+    def _search(self, n_actions: int) -> list[tuple[int, np.uint64]]:
+        """:meth:`plan` from the battle already loaded in the search's row 0."""
         look = self.look
-        look.load(battle, n_actions)
         s = look.state
         team = int(s.team[0, s.actor[0]])
         allow = np.ones(n_actions, dtype=np.int8)

@@ -168,8 +168,8 @@ WAITING_FOE = """
 ])  # fmt: skip
 def test_the_expert_waits_readied_for_a_foe_that_waits(rounds, plan):
     """A in the corner facing NW, B more than a move and an attack away (7 squares: it
-    can neither walk up and attack nor charge, EP-CHG-01). Through round
-    :data:`~facing_env.agents.expert.PATIENCE` the expert stays readied in its corner
+    can neither walk up and attack nor charge, EP-CHG-01). In rounds before
+    :data:`~facing_env.agents.expert.PATIENCE` (7) the expert stays readied in its corner
     (UA-PER-02: B must come through its front), as a foe that waits out of reach in its
     first rounds (the scripted ``flanker``, 6 of the duel's 30) walks into a readied
     attack once it comes; after that it closes in (a battle that reaches its round limit
@@ -190,7 +190,7 @@ def test_a_waiting_turn_that_comes_back_is_replayed_not_searched(monkeypatch):
     assert NAMES[agent.act_battle(b, mask)] == "READY"
     later = b.copy()
     later.initiative.round = 4
-    monkeypatch.setattr(agent, "plan", lambda *args: pytest.fail("searched again"))
+    monkeypatch.setattr(agent, "_search", lambda *args: pytest.fail("searched again"))
     assert NAMES[agent.act_battle(later, mask)] == "READY"
     later.place("B", (4, 1))  # the foe moved: a new search
     with pytest.raises(pytest.fail.Exception, match="searched again"):
