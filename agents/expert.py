@@ -37,7 +37,13 @@ its plan said it would be, as after a roll that differed from its mean) the expe
    The expert never reads which agent it faces;
 4. plays the first action of the plan whose score after the replies (plus
    :data:`BEFORE_REPLIES` of its score before them) is best, and the next ones while the
-   battle stays where the plan predicted.
+   battle stays where the plan predicted;
+5. in a one-on-one melee (two creatures left, next to each other, one square and one
+   attack of reach 1 each, a square grid under ``ua35``) it plays instead the turn of a
+   table of the melee solved ahead (:mod:`facing_env.agents.melee`: the same model of the
+   foe, a foe seen stepping taking the step that strikes from the best area), which
+   sees the whole melee where the search sees one turn: the corner trap, and the step
+   that baits a stepping foe into a corner.
 
 Every attack in the search deals its expected damage (the engine's ``mean`` dice): the
 expert never reads the dice stream, and given a battle it always chooses the same action
@@ -85,6 +91,7 @@ from facing_env.agents.lookahead import (
     foe_distances,
     toward_slots,
 )
+from facing_env.agents.melee import melee_turn
 from facing_env.fast.lookup import FRONT_CODE
 from facing_env.rules import engine
 from facing_env.rules.battle import Battle, Creature
@@ -137,10 +144,11 @@ PER_ROOT_NDIM = 2
 """An ``allow`` array with a row per search root (not one row for all)."""
 FAR = 1e6
 """A distance standing for "no living foe"."""
-READY_REPLIES = 6
+READY_REPLIES = 12
 """How many of its best endings that ready an attack the expert plays the foes' replies
 to, besides its :data:`REPLIES` best endings (a readied attack is worth what the foe's
-reply walks into, which the score before the replies cannot see)."""
+reply walks into, which the score before the replies cannot see; 12 rather than 6 found
+the readied corner that a foe waiting out of reach walks into, docs/training.md)."""
 MAX_REPLY_ROUNDS = 4
 """Turns played out after the expert's creature's turn, at most (foes' replies and allies'
 turns, until that creature acts again)."""
@@ -238,8 +246,13 @@ class ExpertAgent:
         return self._search(n_actions)
 
     def _search(self, n_actions: int) -> list[tuple[int, np.uint64]]:
-        """:meth:`plan` from the battle already loaded in the search's row 0."""
+        """:meth:`plan` from the battle already loaded in the search's row 0: in a
+        one-on-one melee the turn of :mod:`~facing_env.agents.melee`'s table (module
+        docstring, 5), else the search."""
         look = self.look
+        leaf = melee_turn(look, self.steppers)
+        if leaf > 0:
+            return plan_steps(look, leaf)
         s = look.state
         team = int(s.team[0, s.actor[0]])
         allow = np.ones(n_actions, dtype=np.int8)

@@ -54,10 +54,11 @@ def test_rear_step_against_a_foe_facing_a_diagonal():
     """UA-MOVE-05, UA-OPP-02: B faces NW with A north of it, in its front (a foe that
     turns only when its attacker leaves its front). B's rear (E, SE, S) is one 5-foot
     step away: the expert steps SE into it (no attack of opportunity, SRD-AOO-04), turns
-    toward B and attacks at +4, then faces it squarely. The pillars cover the squares
-    from which B could answer from the expert's flank."""
+    to face it squarely (W) and attacks at +4. The pillars cover the squares from which
+    B could answer from the expert's flank. (A one-on-one melee: the turn of the melee
+    table, tests/test_melee.py.)"""
     plan = _plan(_a_to_act(REAR_STEP, "S", "NW"))
-    assert plan == ["FIVE_FOOT_STEP(SE)", "TURN(slot 5)", "ATTACK(slot 1)", "TURN(slot 6)"]
+    assert plan == ["FIVE_FOOT_STEP(SE)", "TURN(slot 6)", "ATTACK(slot 1)", "END_TURN"]
 
 
 CORNER = """
@@ -126,26 +127,12 @@ def test_a_foe_never_seen_leaving_a_fight_is_assumed_to_stay():
     """B faces NE with A in its front corner (A cornered at the board's edge: no square by
     B is off its front). A foe never seen stepping away while an enemy stood within its
     reach is assumed to attack from where it stands, turning only when A leaves its front:
-    the expert 5-foot-steps S (still B's front, UA-MOVE-05) and attacks, so that B's rear
-    (S of it) is one 5-foot step away next turn (UA-OPP-02, +4)."""
+    the expert 5-foot-steps S (still B's front, UA-MOVE-05), attacks (B, W of it, is in
+    its front) and turns W, so that B's rear (S of it) is one 5-foot step away next turn
+    (UA-OPP-02, +4). The same position once B has been seen stepping:
+    tests/test_melee.py."""
     plan = _plan(_a_to_act(HELD_CORNER, "SW", "NE"))
-    assert plan == ["FIVE_FOOT_STEP(S)", "TURN(slot 6)", "ATTACK(slot 1)", "END_TURN"]
-
-
-def test_a_foe_seen_stepping_is_assumed_to_step_again():
-    """The same position after the expert has seen B 5-foot-step while A stood within its
-    reach: B may step again (into A's flank, UA-OPP-01), so leaving the corner gains
-    nothing, and the expert attacks from where it stands."""
-    b = _a_to_act(HELD_CORNER, "SW", "NE")
-    moved = b.copy()
-    moved.place("B", (8, 1))  # B stood E of its square, within A's reach
-    codec = ActionCodec(2)
-    agent = ExpertAgent()
-    agent.act_battle(moved, codec.mask(moved, creature_slots(moved, "A")))
-    agent.act_battle(b, codec.mask(b, creature_slots(b, "A")))
-    assert agent.steppers.tolist() == [False, True]
-    plan = [NAMES[a] for a, _ in agent.plan(b, codec.n)]
-    assert plan == ["ATTACK(slot 1)", "END_TURN"]
+    assert plan == ["FIVE_FOOT_STEP(S)", "ATTACK(slot 1)", "TURN(slot 6)", "END_TURN"]
 
 
 WAITING_FOE = """
@@ -164,7 +151,7 @@ WAITING_FOE = """
 @pytest.mark.parametrize(("rounds", "plan"), [
     (4, ["READY", "END_TURN"]),
     (6, ["READY", "END_TURN"]),
-    (8, ["MOVE(N)", "MOVE(N)", "MOVE(N)", "MOVE(N)", "MOVE(NW)", "MOVE(NW)", "END_TURN"]),
+    (10, ["MOVE(N)", "MOVE(N)", "MOVE(N)", "MOVE(N)", "MOVE(NW)", "MOVE(NW)", "END_TURN"]),
 ])  # fmt: skip
 def test_the_expert_waits_readied_for_a_foe_that_waits(rounds, plan):
     """A in the corner facing NW, B more than a move and an attack away (7 squares: it
@@ -172,8 +159,9 @@ def test_the_expert_waits_readied_for_a_foe_that_waits(rounds, plan):
     :data:`~facing_env.agents.expert.PATIENCE` (7) the expert stays readied in its corner
     (UA-PER-02: B must come through its front), as a foe that waits out of reach in its
     first rounds (the scripted ``flanker``, 6 of the duel's 30) walks into a readied
-    attack once it comes; after that it closes in (a battle that reaches its round limit
-    counts against both sides)."""
+    attack once it comes. Past PATIENCE it closes in, by round 10 here
+    (:data:`~facing_env.agents.expert.LATE_APPROACH` grows with each round: a battle that
+    reaches its round limit counts against both sides)."""
     b = _a_to_act(WAITING_FOE, "NW", "S")
     b.initiative.round = rounds
     assert _plan(b) == plan
