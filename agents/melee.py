@@ -127,7 +127,8 @@ def solve(
             + from_a[:, None, None, :]) * 8 + face[:, None, :, :])  # fmt: skip
     ok_b = np.broadcast_to(b_ok[:, None, None, :], nxt.shape)
     # B's step: the best area, none on ties (module docstring)
-    rank = np.where(ok_b, taken * 4.0 + (np.arange(9) == _NONE), -np.inf)  # 4: areas apart
+    stay = np.arange(9) == _NONE  # breaks ties only: any better area outranks it
+    rank = np.where(ok_b, np.round(taken, 9) * 1e6 + stay, -np.inf)
     pick = rank.argmax(axis=3)[..., None]
     b_taken = np.take_along_axis(np.broadcast_to(taken, nxt.shape), pick, 3)[..., 0]
     b_next = np.take_along_axis(nxt, pick, 3)[..., 0]

@@ -132,3 +132,16 @@ def test_the_table_is_left_to_the_search_with_more_than_two_creatures():
     look = Lookahead(1024)
     look.load(env.battle, ActionCodec(len(env.battle.creatures)).n)
     assert melee_turn(look, np.zeros(4, dtype=bool)) == -1
+
+
+def test_a_stepping_foe_steps_for_any_better_area_however_weak_its_blow():
+    """UA-OPP-01: a foe that may step takes the flank over the front even when its blow
+    deals 1 hit point (a flank's +2 is worth 0.1 of it). A at (2, 2) facing N, B north of
+    it facing S; this turn alone (no later rounds counted): B holding its square strikes
+    from A's front (0.50 to hit), B stepping W of A from its flank (0.60)."""
+    weak = hit_values(6, 1.0, 17)
+    holds = solve(OPEN, HITS, weak, b_steps=False, discount=0.0, sweeps=1)
+    steps = solve(OPEN, HITS, weak, b_steps=True, discount=0.0, sweeps=1)
+    state = holds.index((2, 2), 0, (2, 1), S)
+    assert holds.replying[state] == pytest.approx(-0.5)
+    assert steps.replying[state] == pytest.approx(-0.6)
