@@ -28,6 +28,27 @@ def test_hit_values_are_the_d20_chances_times_the_mean_damage():
     assert hit_values(-30, 1.0, 10).tolist() == pytest.approx([0.05] * 5)
 
 
+def test_the_tables_areas_are_the_engines_for_every_facing():
+    """UA-FACE-02, IC-02, UA-OPP-01/02: the table reads a square's area by its direction
+    less the facing; for every facing of a one-square creature and every neighbouring
+    square that is the engine's area (front 0, flank +2, rear +4)."""
+    from facing_env.agents.melee import _AREA_BONUS, _FRONT
+    from facing_env.rules.areas import area_of
+
+    battle = _a_to_act("""
+        . . .
+        . A .
+        . . B
+    """, "N", "N")  # fmt: skip
+    bonus = {"front": 0, "flank": 2, "rear": 4}
+    for facing in range(8):
+        battle.creatures["A"].facing = facing
+        for d, (dx, dy) in enumerate(direction_vectors(GridKind.SQUARE)):
+            area = area_of(battle, "A", (1 + dx, 1 + dy))
+            assert _AREA_BONUS[(d - facing) % 8] == bonus[area]
+            assert bool(_FRONT[(d - facing) % 8]) == (area == "front")
+
+
 @pytest.mark.parametrize("steps", [False, True])
 def test_the_corner_trap_is_worth_a_flank_attack_every_round(steps):
     """UA-OPP-01, UA-MOVE-05/06, UA-FACE-02: B cornered at (0, 0) facing A, east of it.
