@@ -102,6 +102,10 @@ class Args:
     """rounds of cloning: the first in the --clone agent's own battles, each later one
     (DAgger) in battles the cloned policy plays, the agent's choices recorded; the policy
     is fitted again on everything gathered after each round"""
+    clone_workers: int = 2
+    """processes that gather the --clone agent's decisions (forked; a search agent such as
+    the expert costs about 10 ms a decision, so its cloning is bound by the teacher: 2
+    halve it on 2 cores)"""
     policy: str = "mlp"
     """'mlp' (one MLP over the flat observation) or 'entity' (a convolution over the window
     and one shared network per creature row, facing_env.train.policies.EntityExtractor; on the
@@ -365,6 +369,7 @@ def pretrain(args: Args, model: MaskablePPO, run_dir: Path, env_kwargs: dict) ->
             gamma=args.gamma,
             player=player,
             progress=args.progress_bar,
+            workers=args.clone_workers,
             **kwargs,
         )
         gathered = new if gathered is None else gathered + new
@@ -521,6 +526,7 @@ def _check_agents(args: Args, env_kwargs: dict) -> None:
         cli.count(args.clone_samples, "--clone-samples")
         cli.count(args.clone_epochs, "--clone-epochs")
         cli.count(args.clone_rounds, "--clone-rounds")
+        cli.count(args.clone_workers, "--clone-workers")
         if args.clone_samples < args.clone_rounds:
             raise ValueError("--clone-samples must be at least --clone-rounds")
 

@@ -153,3 +153,45 @@ def test_rows_grow_by_doubling_and_keep_what_was_appended():
     rows.extend(np.full((1, 3), 3.0))  # grows to 10
     assert rows.data.shape == (10, 3)
     np.testing.assert_array_equal(rows.array()[:, 0], [1, 1, 2, 2, 2, 3])
+
+
+def test_workers_split_the_gathering_and_each_share_is_a_one_worker_gathering():
+    """``workers=2``: worker k plays its half of the battles seeded ``seed + k *
+    WORKER_SEED_STRIDE`` for its half of the samples; the result is the two one-process
+    gatherings joined in worker order, the same on every run, with a DAgger player too
+    (forked, not pickled)."""
+    from facing_env.train.imitation import WORKER_SEED_STRIDE
+
+    modes = ["expected"] * 4 + ["roll"] * 4
+    kw = dict(num_envs=8, gamma=0.9, player=make_agent("random"))
+    both = demonstrations(
+        "duel", "flanker", ["aggressive"], 400, seed=7, workers=2, dice_modes=modes, **kw
+    )
+    first = demonstrations(
+        "duel",
+        "flanker",
+        ["aggressive"],
+        200,
+        seed=7,
+        **{**kw, "num_envs": 4},
+        dice_modes=modes[:4],
+    )
+    second = demonstrations(
+        "duel",
+        "flanker",
+        ["aggressive"],
+        200,
+        seed=7 + WORKER_SEED_STRIDE,
+        **{**kw, "num_envs": 4},
+        dice_modes=modes[4:],
+    )
+    assert len(both) == len(first) + len(second) >= 400
+    assert both.battles == first.battles + second.battles
+    np.testing.assert_array_equal(both.actions, np.concatenate([first.actions, second.actions]))
+    np.testing.assert_array_equal(both.observations[: len(first)], first.observations)
+    np.testing.assert_allclose(both.returns[len(first) :], second.returns)
+
+
+def test_demonstrations_reject_a_bad_worker_count():
+    with pytest.raises(ValueError, match="workers must be at least 1, got 0"):
+        demonstrations("duel", "flanker", ["random"], 10, workers=0)

@@ -112,6 +112,7 @@ def demonstrations(
     weights: dict[str, float] | None = None,
     player: Agent | None = None,
     progress: bool | None = False,
+    workers: int = 1,
     **env_kwargs: Any,
 ) -> Demonstrations:
     """At least ``samples`` decisions of ``teacher`` (a scripted agent's name or an agent)
@@ -128,17 +129,140 @@ def demonstrations(
 
     ``progress``: a bar on stderr counting the decisions gathered up to ``samples``
     (:func:`facing_env.cli.progress_bar`; None: when stderr is a terminal); it draws no
-    random numbers, so the decisions are the same with it or without."""
+    random numbers, so the decisions are the same with it or without.
+
+    ``workers`` > 1 splits the work over that many processes (forked; a search teacher
+    such as the expert costs milliseconds a decision, so cloning it is bound by the
+    teacher, not by the fit): worker ``k`` gathers its share of ``samples`` in its share of
+    the ``num_envs`` battles, seeded ``seed + k * WORKER_SEED_STRIDE``, and the workers'
+    decisions are joined in worker order. The result depends on ``workers`` (each count
+    plays other battles), not on timing."""
     if samples < 1:
         raise ValueError(f"samples must be at least 1, got {samples}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
     teacher_name = teacher if isinstance(teacher, str) else type(teacher).__name__
     if isinstance(teacher, str):
         from facing_env.agents import make_agent
 
         teacher = make_agent(teacher)
-    env = TeamVecEnv(scenario, num_envs, opponents, seed=seed, dice_modes=dice_modes, **env_kwargs)
     label = f"clone{' (DAgger)' if player is not None else ''}: {teacher_name} decisions"
     bar = progress_bar(samples, label, enabled=progress, unit="decision")
+    args = (scenario, teacher, opponents, num_envs, seed, gamma, dice_modes, weights, player)
+    try:
+        if workers == 1 or num_envs < 2 * workers:
+            return _gather(*args, samples, env_kwargs, bar.update)
+        return _gather_forked(args, samples, env_kwargs, workers, bar.update)
+    finally:
+        bar.close()
+
+
+WORKER_SEED_STRIDE = 100_003
+"""Seed distance between the workers of :func:`demonstrations` (battles apart)."""
+
+_TICKS: Any = None
+"""A forked worker's shared counter of decisions gathered (:func:`_gather_forked`)."""
+_JOBS: list[tuple] = []
+"""A forked worker's view of every worker's arguments (it plays ``_JOBS[k]``)."""
+
+
+def _gather_forked(
+    args: tuple, samples: int, env_kwargs: dict[str, Any], workers: int, tick: Callable[[int], Any]
+) -> Demonstrations:
+    """:func:`_gather` in ``workers`` forked processes (see :func:`demonstrations`), the
+    parent counting their decisions on its progress bar as they come."""
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    scenario, teacher, opponents, num_envs, seed, gamma, dice_modes, weights, player = args
+    context = multiprocessing.get_context("fork")
+    counter = context.Value("q", 0)
+    shares = [samples * (k + 1) // workers - samples * k // workers for k in range(workers)]
+    envs = [num_envs * (k + 1) // workers - num_envs * k // workers for k in range(workers)]
+    jobs = [
+        (
+            (
+                scenario,
+                teacher,
+                opponents,
+                envs[k],
+                seed + k * WORKER_SEED_STRIDE,
+                gamma,
+                None if dice_modes is None else _share(dice_modes, num_envs, workers, k),
+                weights,
+                player,
+            ),
+            shares[k],
+            env_kwargs,
+        )
+        for k in range(workers)
+    ]
+    shown = 0
+    # the jobs go to the workers by fork, not pickled: a player holds a torch model
+    with ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_init_worker, initargs=(counter, jobs)
+    ) as pool:
+        futures = [pool.submit(_gather_worker, k) for k in range(workers) if shares[k] > 0]
+        pending = set(futures)
+        while pending:
+            _, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            now = min(int(counter.value), samples)
+            tick(now - shown)
+            shown = now
+        parts = [f.result() for f in futures]
+    out = parts[0]
+    for part in parts[1:]:
+        out = out + part
+    return out
+
+
+def _share(modes: Sequence[str], n: int, workers: int, k: int) -> list[str]:
+    """Worker ``k``'s slice of a per-battle list (the battles split as in
+    :func:`_gather_forked`)."""
+    return list(modes[n * k // workers : n * (k + 1) // workers])
+
+
+def _init_worker(counter: Any, jobs: list[tuple]) -> None:
+    """A forked worker: one torch thread (a thread pool forked from a parent that used one
+    can hang), the shared decision counter, the jobs."""
+    global _TICKS, _JOBS
+    _TICKS, _JOBS = counter, jobs
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:  # pragma: no cover - a teacher without torch
+        pass
+
+
+def _gather_worker(k: int) -> Demonstrations:
+    """Worker ``k``'s share: :func:`_gather`, counting on the shared counter."""
+    args, samples, env_kwargs = _JOBS[k]
+
+    def tick(more: int) -> None:
+        with _TICKS.get_lock():
+            _TICKS.value += more
+
+    return _gather(*args, samples, env_kwargs, tick)
+
+
+def _gather(
+    scenario: str,
+    teacher: Agent,
+    opponents: Sequence[str | Agent],
+    num_envs: int,
+    seed: int,
+    gamma: float,
+    dice_modes: Sequence[str] | None,
+    weights: dict[str, float] | None,
+    player: Agent | None,
+    samples: int,
+    env_kwargs: dict[str, Any],
+    tick: Callable[[int], Any],
+) -> Demonstrations:
+    """The body of :func:`demonstrations` in one process; ``tick(k)``: k more decisions."""
+    env = TeamVecEnv(scenario, num_envs, opponents, seed=seed, dice_modes=dice_modes, **env_kwargs)
+    counted = 0
     try:
         if weights:
             env.set_opponent_weights(weights)
@@ -182,9 +306,10 @@ def demonstrations(
                 done_returns.extend(reversed(tail))
                 ends.extend([False] * (len(open_[i]) - 1) + [True])
                 open_[i] = []
-                bar.update(min(len(done_actions), samples) - bar.n)
+                now = min(len(done_actions), samples)
+                tick(now - counted)
+                counted = now
     finally:
-        bar.close()
         env.close()
     return Demonstrations(
         observations=done_obs.array(),
