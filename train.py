@@ -1,8 +1,12 @@
 """Train a MaskablePPO team policy on a facing_env scenario, then evaluate it.
 
-    python train.py                                  # the default job: duel, ~20 min on 2 CPUs
-    python train.py --scenario skirmish --total-timesteps 2000000
+    python train.py                                  # the default job: duel, ~17 min on 2 CPUs
+    python train.py --scenario skirmish              # ~15 min on 2 CPUs
     python train.py --help                           # every option, with its description
+
+Options left unset take the scenario's recipe (:data:`RECIPES`): on the duel the policy is
+a clone of the ``expert`` search agent (its decisions, then a DAgger round) and no PPO
+step follows; elsewhere a clone of ``flanker`` and 800k PPO steps against the league.
 
 Read top to bottom (cleanrl style): arguments, seeding and run name, environments (one
 learner plays a whole team against an opponent pool of scripted agents and, with
@@ -23,7 +27,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 try:
@@ -62,8 +66,9 @@ class Args:
     """experiment name, part of the run name"""
     seed: int = 1
     """seed of the model, the environments and the evaluation"""
-    total_timesteps: int = 800_000
-    """learner actions to train for (about 20 minutes on 2 CPU cores)"""
+    total_timesteps: int | None = None
+    """PPO's learner actions after the cloning (0: none, the cloned policy is the model);
+    default: the scenario's recipe (RECIPES: 0 on the duel, 800k elsewhere)"""
     n_envs: int = 8
     """environments stepped together (more amortise each policy forward pass)"""
     vec_env: str = "dummy"
@@ -88,20 +93,29 @@ class Args:
     (docs/training.md)"""
     league_floor: float = 0.3
     """weight of an opponent at the ends (always or never beaten), before normalising"""
-    clone: str | None = "flanker"
-    """a scripted agent whose play the policy copies before PPO starts (behaviour cloning:
-    its decisions in battles against the opponent pool, facing_env.train.imitation; the value
-    head learns the returns that followed them); None: PPO from a random policy. The clone
-    of flanker took the skirmish from 0.46-0.61 / 0.10-0.38 / 0.16-0.75 to about 0.67 /
-    0.66 / 0.94 against aggressive / flanker / defensive (docs/training.md)"""
-    clone_samples: int = 200_000
-    """decisions of the --clone agent to learn from (over all rounds)"""
-    clone_epochs: int = 4
-    """passes over the decisions gathered, after each round"""
-    clone_rounds: int = 1
+    clone: str | None = "auto"
+    """an agent whose play the policy copies before PPO starts (behaviour cloning: its
+    decisions in battles against the opponent pool, facing_env.train.imitation; the value
+    head learns the returns that followed them); None: PPO from a random policy; 'auto':
+    the scenario's recipe (RECIPES: the expert on the duel, flanker elsewhere).
+    The clone of flanker took the skirmish from 0.46-0.61 / 0.10-0.38 / 0.16-0.75 to about
+    0.67 / 0.66 / 0.94 against aggressive / flanker / defensive; DAgger of the expert
+    plays the duel at the expert's level (docs/training.md)"""
+    clone_samples: int | None = None
+    """decisions of the --clone agent to learn from (over all rounds); default: the
+    scenario's recipe"""
+    clone_epochs: int | None = None
+    """passes over the decisions gathered, after each round; default: the scenario's
+    recipe"""
+    clone_rounds: int | None = None
     """rounds of cloning: the first in the --clone agent's own battles, each later one
     (DAgger) in battles the cloned policy plays, the agent's choices recorded; the policy
-    is fitted again on everything gathered after each round"""
+    is fitted again on everything gathered after each round; default: the scenario's
+    recipe"""
+    clone_dagger_share: float | None = None
+    """share of --clone-samples gathered in the DAgger rounds (split evenly among them; the
+    first round gathers the rest); default: the scenario's recipe (None there: every round
+    an even share)"""
     clone_workers: int = 2
     """processes that gather the --clone agent's decisions (forked; a search agent such as
     the expert costs about 10 ms a decision, so its cloning is bound by the teacher: 2
@@ -192,6 +206,47 @@ class Args:
     """extra keyword arguments for the environment (e.g. max_rounds)"""
 
 
+@dataclass(frozen=True)
+class Recipe:
+    """The defaults of a scenario's training run (the options left unset take them)."""
+
+    clone: str | None
+    clone_samples: int
+    clone_rounds: int
+    clone_epochs: int
+    total_timesteps: int
+    clone_dagger_share: float | None = None
+
+
+RECIPES: dict[str, Recipe] = {
+    # DAgger of the expert, no PPO: 0.674 / 0.622 / 0.659 against aggressive / flanker /
+    # defensive over 1,000 games per pair, where a clone of flanker with 800k PPO steps
+    # stayed at 0.59 / 0.38-0.49 / 0.60-0.65 and PPO after the expert's clone lost what
+    # the clone had (docs/training.md, "Learning the expert")
+    "duel": Recipe("expert", 80_000, 2, 20, 0, clone_dagger_share=0.25),
+}
+"""Recipes by scenario name; every other scenario takes :data:`DEFAULT_RECIPE`."""
+DEFAULT_RECIPE = Recipe("flanker", 200_000, 1, 4, 800_000)
+"""A clone of ``flanker`` and 800k PPO steps against the league (the expert, a search,
+labels a 2-against-2 skirmish's decisions too slowly for its 60 minutes)."""
+
+
+def with_recipe(args: Args) -> Args:
+    """``args`` with every option left to the scenario's recipe filled in from it
+    (:data:`RECIPES`, by the scenario's name or file stem)."""
+    recipe = RECIPES.get(Path(str(args.scenario)).stem, DEFAULT_RECIPE)
+    changes = {
+        name: getattr(recipe, name)
+        for name in ("clone_samples", "clone_rounds", "clone_epochs", "total_timesteps")
+        if getattr(args, name) is None
+    }
+    if args.clone == "auto":
+        changes["clone"] = recipe.clone
+    if args.clone_dagger_share is None:
+        changes["clone_dagger_share"] = recipe.clone_dagger_share
+    return replace(args, **changes)
+
+
 class SelfPlayAndEvalCallback(BaseCallback):
     """Keeps the opponent league (outcomes in, priorities out to the environments), adds
     snapshots of the learner to it, and runs quick evaluations (the learning curves)."""
@@ -279,7 +334,7 @@ def _agent(name: str) -> Agent:
 def _dice_share(args: Args, timesteps: int) -> float:
     """The share of expected-dice environments after ``timesteps`` learner actions."""
     start, end = args.expected_dice_share, args.expected_dice_final
-    if end is None:
+    if end is None or args.total_timesteps == 0:
         return start
     return start + (end - start) * min(timesteps / args.total_timesteps, 1.0)
 
@@ -351,12 +406,12 @@ def pretrain(args: Args, model: MaskablePPO, run_dir: Path, env_kwargs: dict) ->
     recorded. Each round's measures go to ``clone.json`` and are returned."""
     from facing_env.train.imitation import Demonstrations, clone, demonstrations
 
-    per_round = args.clone_samples // args.clone_rounds
-    n = min(64, max(2, per_round // 16))  # 64 battles, fewer for a small sample
+    shares = clone_shares(args.clone_samples, args.clone_rounds, args.clone_dagger_share)
+    n = min(64, max(2, min(shares) // 16))  # 64 battles, fewer for a small sample
     kwargs = _batched(args, env_kwargs, n)
     gathered: Demonstrations | None = None
     rounds: list[dict] = []
-    for r in range(args.clone_rounds):
+    for r, per_round in enumerate(shares):
         start = time.time()
         player = None if r == 0 else PolicyAgent(model, temperature=args.eval_temperature)
         new = demonstrations(
@@ -398,6 +453,18 @@ def pretrain(args: Args, model: MaskablePPO, run_dir: Path, env_kwargs: dict) ->
             flush=True,
         )
     return rounds
+
+
+def clone_shares(samples: int, rounds: int, dagger_share: float | None) -> list[int]:
+    """The decisions each round of cloning gathers: ``samples`` in all, the DAgger rounds
+    (all but the first) ``dagger_share`` of them split evenly (None: every round an even
+    share)."""
+    if rounds == 1:
+        return [samples]
+    if dagger_share is None:
+        return [samples // rounds] * rounds
+    later = round(samples * dagger_share) // (rounds - 1)
+    return [samples - later * (rounds - 1)] + [later] * (rounds - 1)
 
 
 def _schedule(start: float) -> Callable[[float], float]:
@@ -467,9 +534,9 @@ def _check(args: Args) -> dict:
 def _check_counts(args: Args) -> None:
     """The integer options (the seed seeds numpy, so it is below 2**32)."""
     cli.count(args.seed, "--seed", low=0, high=MAX_SEED)
-    for option in ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs"):
+    for option in ("n_envs", "n_steps", "batch_size", "n_epochs"):
         cli.count(getattr(args, option), "--" + option.replace("_", "-"))
-    for option in ("eval_every", "final_eval_games", "checkpoint_every"):
+    for option in ("total_timesteps", "eval_every", "final_eval_games", "checkpoint_every"):
         cli.count(getattr(args, option), "--" + option.replace("_", "-"), low=0)
     if args.self_play:
         cli.count(args.snapshot_every, "--snapshot-every")
@@ -521,13 +588,19 @@ def _check_agents(args: Args, env_kwargs: dict) -> None:
                 "--final-eval-agents needs at least one agent (or --final-eval-games 0)"
             )
         cli.agents(args.final_eval_agents, "--final-eval-agents", args.scenario, **env_kwargs)
+    if args.clone is None and args.total_timesteps == 0:
+        raise ValueError("--total-timesteps 0 trains nothing without --clone")
     if args.clone is not None:
         cli.agents([args.clone], "--clone", args.scenario, **env_kwargs)
         cli.count(args.clone_samples, "--clone-samples")
         cli.count(args.clone_epochs, "--clone-epochs")
         cli.count(args.clone_rounds, "--clone-rounds")
         cli.count(args.clone_workers, "--clone-workers")
-        if args.clone_samples < args.clone_rounds:
+        if args.clone_dagger_share is not None:
+            cli.number(args.clone_dagger_share, "--clone-dagger-share", 0.0, 1.0, open_low=True)
+            if args.clone_dagger_share == 1.0:
+                raise ValueError("--clone-dagger-share must be below 1 (the first round clones)")
+        if min(clone_shares(args.clone_samples, args.clone_rounds, args.clone_dagger_share)) < 1:
             raise ValueError("--clone-samples must be at least --clone-rounds")
 
 
@@ -540,6 +613,7 @@ def announce(run_dir: Path) -> None:
 
 def main(args: Args) -> Path:
     """Check the options, train, save, evaluate; returns the model path."""
+    args = with_recipe(args)
     env_kwargs = check_args(args)
     # -- seeding and run folder ------------------------------------------------------------
     run_name = f"{Path(args.scenario).stem}__{args.exp_name}__{args.seed}__{int(time.time())}"
@@ -584,12 +658,13 @@ def main(args: Args) -> Path:
         every = max(1, args.checkpoint_every // args.n_envs)
         callbacks.append(CheckpointCallback(every, str(run_dir / "checkpoints"), "model"))
     start = time.time()
-    model.learn(
-        args.total_timesteps,
-        callback=CallbackList(callbacks),
-        tb_log_name="ppo",
-        progress_bar=args.progress_bar,
-    )
+    if args.total_timesteps > 0:  # 0: the cloned policy is the model
+        model.learn(
+            args.total_timesteps,
+            callback=CallbackList(callbacks),
+            tb_log_name="ppo",
+            progress_bar=args.progress_bar,
+        )
     minutes = (time.time() - start) / 60
     model_path = run_dir / "model.zip"
     model.save(model_path)

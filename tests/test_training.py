@@ -224,7 +224,10 @@ def test_train_py_end_to_end_with_a_tiny_budget(tmp_path, train):
 
     args = train.Args(
         total_timesteps=512,
-        clone_samples=200,  # the default --clone flanker, on a tiny sample
+        clone="flanker",
+        clone_samples=200,  # a tiny sample
+        clone_rounds=1,
+        clone_epochs=4,
         n_steps=64,
         n_envs=2,
         batch_size=64,
@@ -309,6 +312,7 @@ def test_train_py_clones_a_scripted_agent_before_ppo(tmp_path, train, capsys):
         clone="flanker",
         clone_samples=400,
         clone_rounds=2,
+        clone_dagger_share=0.5,
         clone_epochs=1,
         runs_dir=str(tmp_path),
         progress_bar=False,
@@ -487,7 +491,8 @@ def train_module(monkeypatch, train):
 @pytest.mark.parametrize(
     ("options", "needle"),
     [
-        ({"total_timesteps": 0}, "--total-timesteps must be an integer of at least 1, got 0"),
+        ({"total_timesteps": -1}, "--total-timesteps must be an integer of at least 0, got -1"),
+        ({"clone": None, "total_timesteps": 0}, "--total-timesteps 0 trains nothing without"),
         ({"final_eval_agents": ("random", "wizrd")}, "--final-eval-agents: unknown agent 'wizrd'"),
         ({"opponents": ("model:no/such.zip",)}, "--opponents: no model file"),
         ({"opponents": ()}, "--opponents needs at least one agent"),
@@ -522,6 +527,17 @@ def train_module(monkeypatch, train):
             {"clone": "flanker", "clone_samples": 2, "clone_rounds": 3},
             "--clone-samples must be at least --clone-rounds",
         ),
+        (
+            {
+                "clone": "flanker",
+                "clone_samples": 10,
+                "clone_rounds": 3,
+                "clone_dagger_share": 0.05,
+            },
+            "--clone-samples must be at least --clone-rounds",
+        ),
+        ({"clone_dagger_share": 1.0}, "--clone-dagger-share must be below 1"),
+        ({"clone_dagger_share": float("nan")}, "--clone-dagger-share must be a finite number"),
     ],
 )
 def test_train_py_checks_every_option_before_training(train_module, capsys, options, needle):
@@ -546,7 +562,7 @@ def test_train_py_refuses_a_runs_folder_it_cannot_write(train_module, capsys, tm
 
 def test_train_py_exits_2_with_one_line_from_the_shell():
     proc = subprocess.run(
-        [sys.executable, "train.py", "--total-timesteps", "0"],
+        [sys.executable, "train.py", "--clone-rounds", "0"],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -555,7 +571,7 @@ def test_train_py_exits_2_with_one_line_from_the_shell():
     )
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert proc.stderr.strip().splitlines() == [
-        "train.py: error: --total-timesteps must be an integer of at least 1, got 0"
+        "train.py: error: --clone-rounds must be an integer of at least 1, got 0"
     ]
 
 
@@ -658,3 +674,66 @@ def test_approach_shaping_keeps_the_potential_at_the_round_limit():
         _, plain_reward, terminated, truncated_plain, _ = plain.step(0)
         done = terminated or truncated_plain
     assert reward - plain_reward == pytest.approx(0.9 * after - before)
+
+
+def test_train_py_options_left_unset_take_the_scenarios_recipe(train):
+    """The duel's recipe is a clone of the expert (60k of its own decisions, then 20k in a
+    DAgger round, 20 passes) with no PPO; every other scenario's a clone of flanker and 800k
+    PPO steps; an option given wins over the recipe."""
+    duel = train.with_recipe(train.Args())
+    assert (duel.clone, duel.clone_samples, duel.clone_rounds, duel.clone_epochs) == (
+        "expert",
+        80_000,
+        2,
+        20,
+    )
+    assert duel.total_timesteps == 0 and duel.clone_dagger_share == 0.25
+    assert train.clone_shares(80_000, 2, 0.25) == [60_000, 20_000]
+    skirmish = train.with_recipe(train.Args(scenario="skirmish"))
+    assert (skirmish.clone, skirmish.clone_samples, skirmish.clone_rounds) == (
+        "flanker",
+        200_000,
+        1,
+    )
+    assert (skirmish.clone_epochs, skirmish.total_timesteps) == (4, 800_000)
+    assert skirmish.clone_dagger_share is None
+    path = train.with_recipe(train.Args(scenario=str(ROOT / "facing_env/configs/duel.yaml")))
+    assert path.clone == "expert"  # a file takes its stem's recipe
+    given = train.with_recipe(train.Args(clone=None, total_timesteps=1000, clone_epochs=3))
+    assert (given.clone, given.total_timesteps, given.clone_epochs) == (None, 1000, 3)
+    assert given.clone_samples == 80_000
+
+
+def test_clone_shares_split_the_samples_over_the_rounds(train):
+    assert train.clone_shares(900, 1, 0.5) == [900]
+    assert train.clone_shares(900, 3, None) == [300, 300, 300]
+    assert train.clone_shares(1000, 3, 0.2) == [800, 100, 100]
+    assert train.clone_shares(10, 3, 0.05) == [10, 0, 0]  # refused by the checks
+
+
+def test_train_py_with_no_ppo_steps_saves_and_evaluates_the_clone(tmp_path, train):
+    """--total-timesteps 0: the cloned policy is the model (no PPO update, no rollout);
+    args.json records the recipe's resolved options."""
+    args = train.Args(
+        clone="flanker",
+        clone_samples=300,
+        clone_epochs=2,
+        total_timesteps=0,
+        clone_workers=1,
+        final_eval_games=2,
+        final_eval_agents=("random",),
+        runs_dir=str(tmp_path),
+        progress_bar=False,
+    )
+    model_path = train.main(args)
+    run_dir = model_path.parent
+    recorded = json.loads((run_dir / "args.json").read_text())
+    assert recorded["total_timesteps"] == 0 and recorded["clone_epochs"] == 2
+    assert recorded["clone_rounds"] == 2 and recorded["clone_dagger_share"] == 0.25  # the duel's
+    rounds = json.loads((run_dir / "clone.json").read_text())
+    assert [r["round"] for r in rounds] == [1, 2]
+    assert rounds[0]["samples"] >= 225 and rounds[1]["samples"] >= 300
+    assert json.loads((run_dir / "report.json").read_text())["pairs"][0]["a"] == "learned"
+    from sb3_contrib import MaskablePPO
+
+    assert MaskablePPO.load(model_path).num_timesteps == 0
