@@ -1,6 +1,6 @@
 """Train a MaskablePPO team policy on a facing_env scenario, then evaluate it.
 
-    python train.py                                  # the default job: duel, ~17 min on 2 CPUs
+    python train.py                                  # the default job: duel, ~15 min on 2 CPUs
     python train.py --scenario skirmish              # ~15 min on 2 CPUs
     python train.py --help                           # every option, with its description
 
@@ -219,10 +219,12 @@ class Recipe:
 
 
 RECIPES: dict[str, Recipe] = {
-    # DAgger of the expert, no PPO: 0.674 / 0.622 / 0.659 against aggressive / flanker /
-    # defensive over 1,000 games per pair, where a clone of flanker with 800k PPO steps
-    # stayed at 0.59 / 0.38-0.49 / 0.60-0.65 and PPO after the expert's clone lost what
-    # the clone had (docs/training.md, "Learning the expert")
+    # a clone of the expert with a DAgger round, no PPO: it wins the games the expert wins
+    # (0.674 / 0.622 / 0.659 against aggressive / flanker / defensive over 1,000 games per
+    # pair on one range of seeds, 0.645 / 0.590 / 0.633 on another), where a clone of
+    # flanker with 800k PPO steps stayed at 0.59 / 0.38-0.49 / 0.60-0.65 and 400k PPO steps
+    # after a clone of the expert won less against aggressive and flanker than the clone
+    # alone (docs/training.md, "Learning the expert"); about 15 minutes on 2 cores
     "duel": Recipe("expert", 80_000, 2, 20, 0, clone_dagger_share=0.25),
 }
 """Recipes by scenario name; every other scenario takes :data:`DEFAULT_RECIPE`."""
