@@ -336,7 +336,7 @@ def _agent(name: str) -> Agent:
 def _dice_share(args: Args, timesteps: int) -> float:
     """The share of expected-dice environments after ``timesteps`` learner actions."""
     start, end = args.expected_dice_share, args.expected_dice_final
-    if end is None or args.total_timesteps == 0:
+    if end is None:
         return start
     return start + (end - start) * min(timesteps / args.total_timesteps, 1.0)
 

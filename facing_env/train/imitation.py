@@ -177,25 +177,24 @@ def _gather_forked(
     scenario, teacher, opponents, num_envs, seed, gamma, dice_modes, weights, player = args
     context = multiprocessing.get_context("fork")
     counter = context.Value("q", 0)
-    shares = [samples * (k + 1) // workers - samples * k // workers for k in range(workers)]
-    envs = [num_envs * (k + 1) // workers - num_envs * k // workers for k in range(workers)]
+    shares = [hi - lo for lo, hi in _bounds(samples, workers)]
     jobs = [
         (
             (
                 scenario,
                 teacher,
                 opponents,
-                envs[k],
+                hi - lo,
                 seed + k * WORKER_SEED_STRIDE,
                 gamma,
-                None if dice_modes is None else _share(dice_modes, num_envs, workers, k),
+                None if dice_modes is None else list(dice_modes[lo:hi]),
                 weights,
                 player,
             ),
             shares[k],
             env_kwargs,
         )
-        for k in range(workers)
+        for k, (lo, hi) in enumerate(_bounds(num_envs, workers))
     ]
     shown = 0
     # the jobs go to the workers by fork, not pickled: a player holds a torch model
@@ -216,10 +215,9 @@ def _gather_forked(
     return out
 
 
-def _share(modes: Sequence[str], n: int, workers: int, k: int) -> list[str]:
-    """Worker ``k``'s slice of a per-battle list (the battles split as in
-    :func:`_gather_forked`)."""
-    return list(modes[n * k // workers : n * (k + 1) // workers])
+def _bounds(n: int, workers: int) -> list[tuple[int, int]]:
+    """Each worker's ``[lo, hi)`` of ``n`` things split as evenly as they go."""
+    return [(n * k // workers, n * (k + 1) // workers) for k in range(workers)]
 
 
 def _init_worker(counter: Any, jobs: list[tuple]) -> None:
