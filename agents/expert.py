@@ -152,6 +152,8 @@ the readied corner that a foe waiting out of reach walks into, docs/training.md)
 MAX_REPLY_ROUNDS = 4
 """Turns played out after the expert's creature's turn, at most (foes' replies and allies'
 turns, until that creature acts again)."""
+MEMO_SIZE = 65536
+"""Searches the expert remembers (:meth:`ExpertAgent._search`), oldest forgotten first."""
 
 
 class ExpertAgent:
@@ -168,6 +170,7 @@ class ExpertAgent:
         self._plans: dict[int, list[tuple[int, np.uint64]]] = {}
         self._seen: dict[int, _Sightings] = {}
         self._waits: dict[int, tuple[tuple[int, bytes], list[int]]] = {}
+        self._memo: dict[tuple, tuple[tuple[int, np.uint64], ...]] = {}
         self.steppers = np.zeros(0, dtype=bool)
 
     def fork(self) -> ExpertAgent:
@@ -179,6 +182,7 @@ class ExpertAgent:
         other._plans = {}
         other._seen = {}
         other._waits = {}
+        other._memo = self._memo
         other.steppers = np.zeros(0, dtype=bool)
         return other
 
@@ -248,7 +252,33 @@ class ExpertAgent:
     def _search(self, n_actions: int) -> list[tuple[int, np.uint64]]:
         """:meth:`plan` from the battle already loaded in the search's row 0: in a
         one-on-one melee the turn of :mod:`~facing_env.agents.melee`'s table (module
-        docstring, 5), else the search."""
+        docstring, 5), else the search.
+
+        The search is a function of the battle (its fixed fields and the key of its
+        moving ones) and of what the expert has seen its foes do, so it is remembered
+        under those (:data:`MEMO_SIZE` of them, shared by the forks of one expert): a
+        battle that comes back, as the moves before the first roll of dice do in every
+        game with the same initiative order, is not searched again. The plans are the
+        same with or without the memory; only the time differs."""
+        look = self.look
+        key = (
+            look._fixed,
+            int(look.hashes(np.zeros(1, dtype=np.int64))[0]),
+            self.steppers.tobytes(),
+            n_actions,
+            self.replies,
+        )
+        known = self._memo.get(key)
+        if known is not None:
+            return list(known)
+        steps = self._searched(n_actions)
+        if len(self._memo) >= MEMO_SIZE:
+            del self._memo[next(iter(self._memo))]
+        self._memo[key] = tuple(steps)
+        return steps
+
+    def _searched(self, n_actions: int) -> list[tuple[int, np.uint64]]:
+        """:meth:`_search` without the memory."""
         look = self.look
         leaf = melee_turn(look, self.steppers)
         if leaf > 0:

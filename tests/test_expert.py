@@ -185,6 +185,38 @@ def test_a_waiting_turn_that_comes_back_is_replayed_not_searched(monkeypatch):
         agent.act_battle(later, mask)
 
 
+def test_a_battle_that_comes_back_is_not_searched_again(monkeypatch):
+    """The search is remembered by battle (ExpertAgent._search): the same battle in
+    another game (a fork of the same expert) gets the same turn without a search; a
+    battle that differs in any moving field is searched."""
+    b = _a_to_act(WAITING_FOE, "NW", "S")
+    b.initiative.round = 10
+    codec = ActionCodec(2)
+    mask = codec.mask(b, creature_slots(b, "A"))
+    agent = ExpertAgent()
+    first = agent.act_battle(b, mask)
+    assert NAMES[first] == "MOVE(N)"
+    other = agent.fork()
+    monkeypatch.setattr(other, "_searched", lambda *args: pytest.fail("searched again"))
+    assert other.act_battle(b.copy(), mask) == first
+    moved = b.copy()
+    moved.place("B", (4, 1))
+    with pytest.raises(pytest.fail.Exception, match="searched again"):
+        other.act_battle(moved, mask)
+
+
+def test_the_memory_changes_no_game(monkeypatch):
+    """Games played with the remembered searches are the games played searching every
+    turn afresh."""
+    expert, flanker = make_agent("expert"), make_agent("flanker")
+    lineups = [{"red": expert, "blue": flanker}, {"red": flanker, "blue": expert}] * 2
+    remembered = play_games("duel", lineups, 90)
+    assert expert._memo
+    monkeypatch.setattr(ExpertAgent, "_search", ExpertAgent._searched)
+    fresh = play_games("duel", lineups, 90)
+    assert [(r.winner, r.actions) for r in remembered] == [(r.winner, r.actions) for r in fresh]
+
+
 def test_expert_is_named_everywhere_agents_are():
     agent = make_agent("expert")
     assert isinstance(agent, ExpertAgent)
