@@ -1,12 +1,13 @@
 """Train a MaskablePPO team policy on a facing_env scenario, then evaluate it.
 
-    python train.py                                  # the default job: duel, ~15 min on 2 CPUs
+    python train.py                                  # the default job: duel, ~11 min on 2 CPUs
     python train.py --scenario skirmish              # ~15 min on 2 CPUs
     python train.py --help                           # every option, with its description
 
 Options left unset take the scenario's recipe (:data:`RECIPES`): on the duel the policy is
-a clone of the ``expert`` search agent (its decisions, then a DAgger round) and no PPO
-step follows; elsewhere a clone of ``flanker`` and 800k PPO steps against the league.
+a clone of the ``expert`` search agent (its decisions, then two DAgger rounds; the policy
+sees the round as a thermometer code, ``--policy clock``) and no PPO step follows;
+elsewhere a clone of ``flanker`` and 800k PPO steps against the league.
 
 Read top to bottom (cleanrl style): arguments, seeding and run name, environments (one
 learner plays a whole team against an opponent pool of scripted agents and, with
@@ -52,7 +53,7 @@ from facing_env.evaluation.match import Agent
 from facing_env.evaluation.report import Report
 from facing_env.scenario import DEFAULT_SCENARIO, load_scenario, reward_weights
 from facing_env.train.league import WEIGHTINGS, League
-from facing_env.train.policies import entity_policy_kwargs
+from facing_env.train.policies import clock_policy_kwargs, entity_policy_kwargs
 from facing_env.train.team_env import TeamLearnerEnv
 
 
@@ -120,10 +121,14 @@ class Args:
     """processes that gather the --clone agent's decisions (forked; a search agent such as
     the expert costs about 10 ms a decision, so its cloning is bound by the teacher: 2
     halve it on 2 cores)"""
-    policy: str = "mlp"
-    """'mlp' (one MLP over the flat observation) or 'entity' (a convolution over the window
-    and one shared network per creature row, facing_env.train.policies.EntityExtractor; on the
-    duel no better than the MLP at 800k steps, docs/training.md)"""
+    policy: str | None = None
+    """'mlp' (one MLP over the flat observation), 'clock' (the same MLP over the
+    observation and the round as a thermometer code, facing_env.train.policies.ClockExtractor:
+    a clone then follows a teacher whose choice changes with the round, as the expert's
+    does when it stops waiting) or 'entity' (a convolution over the window and one shared
+    network per creature row, facing_env.train.policies.EntityExtractor; on the duel no
+    better than the MLP at 800k steps, docs/training.md); default: the scenario's recipe
+    (RECIPES: 'clock' on the duel, 'mlp' elsewhere)"""
     self_play: bool = False
     """add frozen snapshots of the learner to the opponent pool (off by default: on the
     duel, 800k steps with three snapshots in the pool drew 33 of 200 games against random
@@ -216,16 +221,18 @@ class Recipe:
     clone_epochs: int
     total_timesteps: int
     clone_dagger_share: float | None = None
+    policy: str = "mlp"
 
 
 RECIPES: dict[str, Recipe] = {
-    # a clone of the expert with a DAgger round, no PPO: it wins the games the expert wins
-    # (0.674 / 0.622 / 0.659 against aggressive / flanker / defensive over 1,000 games per
-    # pair on one range of seeds, 0.645 / 0.590 / 0.633 on another), where a clone of
-    # flanker with 800k PPO steps stayed at 0.59 / 0.38-0.49 / 0.60-0.65 and 400k PPO steps
-    # after a clone of the expert won less against aggressive and flanker than the clone
-    # alone (docs/training.md, "Learning the expert"); about 15 minutes on 2 cores
-    "duel": Recipe("expert", 80_000, 2, 20, 0, clone_dagger_share=0.25),
+    # a clone of the expert with two DAgger rounds and the round as a thermometer code, no
+    # PPO: on 1,000 games per pair against aggressive and defensive (seeds 300,000 on) the
+    # policies of training seeds 1 and 2 win exactly the expert's games, and 1.00 / 0.698 /
+    # 0.614 / 0.664 on seeds 400,000 on, the expert's figures there; a plain MLP left the
+    # expert's game against defensive in 88 of 1,000 on seed 2 (docs/training.md,
+    # "Learning the expert"); a clone of flanker with 800k PPO steps stayed at 0.59 /
+    # 0.38-0.49 / 0.60-0.65; about 11 minutes on 2 cores
+    "duel": Recipe("expert", 100_000, 3, 20, 0, clone_dagger_share=0.4, policy="clock"),
 }
 """Recipes by scenario name; every other scenario takes :data:`DEFAULT_RECIPE`."""
 DEFAULT_RECIPE = Recipe("flanker", 200_000, 1, 4, 800_000)
@@ -246,6 +253,8 @@ def with_recipe(args: Args) -> Args:
         changes["clone"] = recipe.clone
     if args.clone_dagger_share is None:
         changes["clone_dagger_share"] = recipe.clone_dagger_share
+    if args.policy is None:
+        changes["policy"] = recipe.policy
     return replace(args, **changes)
 
 
@@ -556,7 +565,7 @@ def _one_of(value: object, allowed: Sequence[str], option: str) -> None:
 
 def _check_choices(args: Args) -> None:
     """The options that name one of a few choices."""
-    _one_of(args.policy, ("entity", "mlp"), "--policy")
+    _one_of(args.policy, ("entity", "mlp", "clock"), "--policy")
     _one_of(args.league_weighting, WEIGHTINGS, "--league-weighting")
     _one_of(args.vec_env, VEC_ENVS, "--vec-env")
     _one_of(args.low_variance_dice, LOW_VARIANCE_DICE, "--low-variance-dice")
@@ -631,9 +640,13 @@ def main(args: Args) -> Path:
 
     # -- model -----------------------------------------------------------------------------
     policy_kwargs: dict = {"net_arch": list(args.net_arch)}
-    if args.policy == "entity":
-        layout = raw_env(scenario=args.scenario, **env_kwargs).layout
-        policy_kwargs = entity_policy_kwargs(layout, list(args.net_arch))
+    if args.policy in ("entity", "clock"):
+        probe = raw_env(scenario=args.scenario, **env_kwargs)
+        if args.policy == "entity":
+            policy_kwargs = entity_policy_kwargs(probe.layout, list(args.net_arch))
+        else:
+            rounds = probe.max_rounds
+            policy_kwargs = clock_policy_kwargs(probe.layout, list(args.net_arch), rounds)
     model = MaskablePPO(
         "MlpPolicy",
         vec,

@@ -304,13 +304,15 @@ def _check_parameters(
     nets = [arch.get("pi", []), arch.get("vf", [])] if isinstance(arch, dict) else [arch, arch]
     total, features = 0, n_obs
     if "features_extractor_kwargs" in policy_kwargs:
-        from facing_env.train.policies import extractor_size
+        from facing_env.train.policies import clock_size, extractor_size
 
+        kind = policy_kwargs["features_extractor_class"].__name__
+        size = clock_size if kind == "ClockExtractor" else extractor_size
         try:
-            total, features = extractor_size(**policy_kwargs["features_extractor_kwargs"])
+            total, features = size(**policy_kwargs["features_extractor_kwargs"])
         except TypeError as error:
             raise ModelFileError(
-                f"{path}: features_extractor_kwargs lacks window or n_slots ({_reason(error)})"
+                f"{path}: features_extractor_kwargs lacks an argument of {kind} ({_reason(error)})"
             ) from error
     for widths, head in zip(nets, (n_actions, 1), strict=True):
         sizes = [features, *widths, head]
@@ -381,18 +383,31 @@ def _policy_kwargs(path: Path, kwargs: Any) -> dict[str, Any]:
         elif key == "features_extractor_class":
             out[key] = _extractor_class(path, value)
         elif key == "features_extractor_kwargs":
-            out[key] = _extractor_kwargs(path, value)
+            out[key] = value
         elif key not in ("device", ":type:", ":serialized:"):  # the pickle is never read
             raise ModelFileError(f"{path}: unsupported policy_kwargs entry {short_repr(key)}")
     if ("features_extractor_kwargs" in out) != ("features_extractor_class" in out):
         raise ModelFileError(
             f"{path}: features_extractor_class and features_extractor_kwargs come together"
         )
+    if "features_extractor_class" in out:
+        kind = out["features_extractor_class"].__name__
+        out["features_extractor_kwargs"] = _extractor_kwargs(
+            path, out["features_extractor_kwargs"], _EXTRACTOR_KWARGS[kind]
+        )
     return out
 
 
-_EXTRACTORS = {"<class 'facing_env.train.policies.EntityExtractor'>": "EntityExtractor"}
+_EXTRACTORS = {
+    "<class 'facing_env.train.policies.EntityExtractor'>": "EntityExtractor",
+    "<class 'facing_env.train.policies.ClockExtractor'>": "ClockExtractor",
+}
 """Features extractors a model file may name (by the repr stable-baselines3 stores)."""
+_EXTRACTOR_KWARGS = {
+    "EntityExtractor": ("window", "n_slots", "conv_channels", "window_dim", "entity_dim"),
+    "ClockExtractor": ("window", "n_slots", "rounds"),
+}
+"""The integer arguments each extractor may be given."""
 
 
 def _extractor_class(path: Path, value: Any) -> Any:
@@ -406,10 +421,9 @@ def _extractor_class(path: Path, value: Any) -> Any:
     return getattr(policies, _EXTRACTORS[value])
 
 
-def _extractor_kwargs(path: Path, value: Any) -> dict[str, int]:
+def _extractor_kwargs(path: Path, value: Any, names: tuple[str, ...]) -> dict[str, int]:
     from facing_env.train.policies import MAX_WIDTH
 
-    names = ("window", "n_slots", "conv_channels", "window_dim", "entity_dim")
     ok = isinstance(value, dict) and set(value) <= set(names)
     if not ok or not all(type(v) is int and 0 < v <= MAX_WIDTH for v in value.values()):
         raise ModelFileError(

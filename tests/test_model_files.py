@@ -216,6 +216,68 @@ def test_an_entity_encoder_model_loads_without_unpickling(
     )
 
 
+@pytest.mark.parametrize(("round_", "ones"), [(1, 1), (8, 8), (9, 9), (30, 30)])
+def test_the_clock_codes_the_round_as_a_thermometer(round_: int, ones: int) -> None:
+    """ClockExtractor: the observation unchanged, then 30 features (the duel's max_rounds)
+    of which the first ``round`` are 1: rounds 8 and 9, one scalar step of 1/30 apart, differ
+    in one whole input."""
+    import torch
+
+    from facing_env.env import raw_env
+    from facing_env.observation import Scalar
+    from facing_env.train.policies import ClockExtractor
+
+    env = raw_env(scenario="duel")
+    env.reset(seed=0)
+    lay = env.layout
+    obs = env.observe(env.agent_selection)["observation"].copy()
+    obs[lay.window_size + lay.table_size + Scalar.ROUND_FRACTION] = np.float32(round_ / 30)
+    space = env.observation_space(env.agent_selection)["observation"]
+    extractor = ClockExtractor(space, lay.window, lay.n_slots, 30)
+    out = extractor(torch.as_tensor(obs[None]))[0].numpy()
+    assert out.shape == (obs.size + 30,)
+    np.testing.assert_array_equal(out[: obs.size], obs)
+    assert out[obs.size :].tolist() == [1.0] * ones + [0.0] * (30 - ones)
+
+
+def test_a_clock_model_loads_without_unpickling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model with facing_env.train.policies.ClockExtractor (the duel's recipe): rebuilt
+    by name from the JSON, the same probabilities as stable-baselines3's own loader; its
+    arguments are checked by name."""
+    import cloudpickle
+
+    from facing_env.agents.learned import PolicyAgent
+    from facing_env.train.policies import ClockExtractor, clock_policy_kwargs
+
+    env = TeamLearnerEnv("duel", opponents=("random",))
+    kwargs = clock_policy_kwargs(env.env.layout, [32], 30)
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0, policy_kwargs=kwargs)
+    path = tmp_path / "clock.zip"
+    model.save(path)
+    reference = PolicyAgent(MaskablePPO.load(path))
+    monkeypatch.setattr(cloudpickle, "loads", lambda *_a, **_k: pytest.fail("unpickled"))
+    loaded = load_model(path)
+    assert isinstance(loaded.policy.features_extractor, ClockExtractor)
+    obs, _ = env.reset(seed=1)
+    mask = env.action_masks()
+    np.testing.assert_allclose(
+        PolicyAgent(loaded).probabilities(obs, mask), reference.probabilities(obs, mask), atol=1e-6
+    )
+    with zipfile.ZipFile(path) as archive:
+        members = {n: archive.read(n) for n in archive.namelist()}
+    data = json.loads(members["data"])
+    data["policy_kwargs"]["features_extractor_kwargs"]["conv_channels"] = 8
+    members["data"] = json.dumps(data).encode()
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(bad, "w") as archive:
+        for name, blob in members.items():
+            archive.writestr(name, blob)
+    with pytest.raises(ModelFileError, match="integers in"):
+        load_model(bad)
+
+
 @pytest.mark.parametrize(
     ("entry", "value", "message"),
     [

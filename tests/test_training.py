@@ -677,18 +677,20 @@ def test_approach_shaping_keeps_the_potential_at_the_round_limit():
 
 
 def test_train_py_options_left_unset_take_the_scenarios_recipe(train):
-    """The duel's recipe is a clone of the expert (60k of its own decisions, then 20k in a
-    DAgger round, 20 passes) with no PPO; every other scenario's a clone of flanker and 800k
-    PPO steps; an option given wins over the recipe."""
+    """The duel's recipe is a clone of the expert (60k of its own decisions, then two DAgger
+    rounds of 20k, 20 passes, the MLP with the round's thermometer code) with no PPO; every
+    other scenario's a clone of flanker (a plain MLP) and 800k PPO steps; an option given
+    wins over the recipe."""
     duel = train.with_recipe(train.Args())
     assert (duel.clone, duel.clone_samples, duel.clone_rounds, duel.clone_epochs) == (
         "expert",
-        80_000,
-        2,
+        100_000,
+        3,
         20,
     )
-    assert duel.total_timesteps == 0 and duel.clone_dagger_share == 0.25
-    assert train.clone_shares(80_000, 2, 0.25) == [60_000, 20_000]
+    assert duel.total_timesteps == 0 and duel.clone_dagger_share == 0.4
+    assert duel.policy == "clock"
+    assert train.clone_shares(100_000, 3, 0.4) == [60_000, 20_000, 20_000]
     skirmish = train.with_recipe(train.Args(scenario="skirmish"))
     assert (skirmish.clone, skirmish.clone_samples, skirmish.clone_rounds) == (
         "flanker",
@@ -696,12 +698,15 @@ def test_train_py_options_left_unset_take_the_scenarios_recipe(train):
         1,
     )
     assert (skirmish.clone_epochs, skirmish.total_timesteps) == (4, 800_000)
-    assert skirmish.clone_dagger_share is None
+    assert skirmish.clone_dagger_share is None and skirmish.policy == "mlp"
     path = train.with_recipe(train.Args(scenario=str(ROOT / "facing_env/configs/duel.yaml")))
     assert path.clone == "expert"  # a file takes its stem's recipe
-    given = train.with_recipe(train.Args(clone=None, total_timesteps=1000, clone_epochs=3))
+    given = train.with_recipe(
+        train.Args(clone=None, total_timesteps=1000, clone_epochs=3, policy="mlp")
+    )
     assert (given.clone, given.total_timesteps, given.clone_epochs) == (None, 1000, 3)
-    assert given.clone_samples == 80_000
+    assert given.policy == "mlp"
+    assert given.clone_samples == 100_000
 
 
 def test_clone_shares_split_the_samples_over_the_rounds(train):
@@ -729,11 +734,16 @@ def test_train_py_with_no_ppo_steps_saves_and_evaluates_the_clone(tmp_path, trai
     run_dir = model_path.parent
     recorded = json.loads((run_dir / "args.json").read_text())
     assert recorded["total_timesteps"] == 0 and recorded["clone_epochs"] == 2
-    assert recorded["clone_rounds"] == 2 and recorded["clone_dagger_share"] == 0.25  # the duel's
+    assert recorded["clone_rounds"] == 3 and recorded["clone_dagger_share"] == 0.4  # the duel's
+    assert recorded["policy"] == "clock"
     rounds = json.loads((run_dir / "clone.json").read_text())
-    assert [r["round"] for r in rounds] == [1, 2]
-    assert rounds[0]["samples"] >= 225 and rounds[1]["samples"] >= 300
+    assert [r["round"] for r in rounds] == [1, 2, 3]
+    assert [r["samples"] >= n for r, n in zip(rounds, (180, 240, 300), strict=True)] == [True] * 3
     assert json.loads((run_dir / "report.json").read_text())["pairs"][0]["a"] == "learned"
     from sb3_contrib import MaskablePPO
 
-    assert MaskablePPO.load(model_path).num_timesteps == 0
+    from facing_env.train.policies import ClockExtractor
+
+    model = MaskablePPO.load(model_path)
+    assert model.num_timesteps == 0
+    assert isinstance(model.policy.features_extractor, ClockExtractor)

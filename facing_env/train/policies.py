@@ -1,5 +1,7 @@
-"""A features extractor that fits the observation: a small convolution over the window and
-one shared network per creature row, for stable-baselines3 / sb3-contrib policies.
+"""Features extractors that fit the observation, for stable-baselines3 / sb3-contrib
+policies: :class:`EntityExtractor` (a small convolution over the window and one shared
+network per creature row) and :class:`ClockExtractor` (the flat observation and the round
+as a thermometer code).
 
 The flat observation (:class:`facing_env.observation.ObservationLayout`) is a ``W x W x C``
 window around the observer, a ``K x F`` creature table, scalars, and the tactics part (a
@@ -32,6 +34,7 @@ from facing_env.observation import (
     TACTIC_SCALARS,
     TACTICS,
     ObservationLayout,
+    Scalar,
 )
 
 MAX_WIDTH = 1024
@@ -127,4 +130,57 @@ def entity_policy_kwargs(layout: ObservationLayout, net_arch: list[int]) -> dict
         "net_arch": list(net_arch),
         "features_extractor_class": EntityExtractor,
         "features_extractor_kwargs": {"window": layout.window, "n_slots": layout.n_slots},
+    }
+
+
+class ClockExtractor(BaseFeaturesExtractor):
+    """The flat observation followed by the round as a thermometer code: feature ``j``
+    (``1 <= j <= rounds``) is 1 from round ``j`` on. The observation holds the round as one
+    scalar, ``round / max_rounds`` (``Scalar.ROUND_FRACTION``); a policy that must act one
+    way until round 8 and another from round 9 in the same position (the expert waiting
+    readied for a foe that waits, then closing in, ``agents/expert.py``'s PATIENCE) needs a
+    sharp step in that scalar, which a fitted MLP draws late or early from one run to the
+    next; with the code the step is one input. ``rounds`` is the scenario's ``max_rounds``.
+    No weights of its own; the code is computed in :meth:`forward`."""
+
+    def __init__(
+        self, observation_space: gym.spaces.Box, window: int, n_slots: int, rounds: int
+    ) -> None:
+        for name, value in (("window", window), ("n_slots", n_slots), ("rounds", rounds)):
+            if not isinstance(value, int) or not 0 < value <= MAX_WIDTH:
+                raise ValueError(f"{name} must be an integer in 1..{MAX_WIDTH}, got {value!r}")
+        layout = ObservationLayout(window, n_slots)
+        size = int(observation_space.shape[0])
+        if size != layout.size:
+            raise ValueError(
+                f"window={window} and n_slots={n_slots} describe observations of "
+                f"{layout.size} values, the space has {size}"
+            )
+        super().__init__(observation_space, size + rounds)
+        self.index = layout.window_size + layout.table_size + Scalar.ROUND_FRACTION
+        self.rounds = rounds
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        """``(B, D)`` observations to ``(B, D + rounds)`` features."""
+        now = observations[:, self.index : self.index + 1] * self.rounds
+        steps = torch.arange(1, self.rounds + 1, dtype=observations.dtype, device=now.device)
+        code = (now >= steps - 0.5).to(observations.dtype)
+        return torch.cat([observations.flatten(1), code], dim=1)
+
+
+def clock_size(window: int, n_slots: int, rounds: int) -> tuple[int, int]:
+    """(parameters of a :class:`ClockExtractor`: none, its features_dim)."""
+    return 0, ObservationLayout(window, n_slots).size + rounds
+
+
+def clock_policy_kwargs(layout: ObservationLayout, net_arch: list[int], rounds: int) -> dict:
+    """``policy_kwargs`` for a MaskablePPO with :class:`ClockExtractor` on ``layout``."""
+    return {
+        "net_arch": list(net_arch),
+        "features_extractor_class": ClockExtractor,
+        "features_extractor_kwargs": {
+            "window": layout.window,
+            "n_slots": layout.n_slots,
+            "rounds": rounds,
+        },
     }
