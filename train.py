@@ -119,7 +119,7 @@ class Args:
     an even share)"""
     clone_workers: int = 2
     """processes that gather the --clone agent's decisions (forked; a search agent such as
-    the expert costs about 10 ms a decision, so its cloning is bound by the teacher: 2
+    the expert costs milliseconds a decision, so its cloning is bound by the teacher: 2
     halve it on 2 cores)"""
     policy: str | None = None
     """'mlp' (one MLP over the flat observation), 'clock' (the same MLP over the
