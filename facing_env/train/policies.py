@@ -41,6 +41,23 @@ MAX_WIDTH = 1024
 """Largest accepted hidden width (a model file names the widths; see ``load_model``)."""
 
 
+def _layout(observation_space: gym.spaces.Box, **sizes: int) -> ObservationLayout:
+    """The observation layout of ``sizes["window"]`` and ``sizes["n_slots"]``, after checking
+    that every size is an integer in 1..MAX_WIDTH and that the layout is the space's."""
+    for name, value in sizes.items():
+        if not isinstance(value, int) or not 0 < value <= MAX_WIDTH:
+            raise ValueError(f"{name} must be an integer in 1..{MAX_WIDTH}, got {value!r}")
+    window, n_slots = sizes["window"], sizes["n_slots"]
+    layout = ObservationLayout(window, n_slots)
+    size = int(observation_space.shape[0])
+    if size != layout.size:
+        raise ValueError(
+            f"window={window} and n_slots={n_slots} describe observations of "
+            f"{layout.size} values, the space has {size}"
+        )
+    return layout
+
+
 class EntityExtractor(BaseFeaturesExtractor):
     """Window convolution + shared per-creature network + scalars (module docstring)."""
 
@@ -53,22 +70,14 @@ class EntityExtractor(BaseFeaturesExtractor):
         window_dim: int = 128,
         entity_dim: int = 64,
     ) -> None:
-        for name, value in (
-            ("window", window),
-            ("n_slots", n_slots),
-            ("conv_channels", conv_channels),
-            ("window_dim", window_dim),
-            ("entity_dim", entity_dim),
-        ):
-            if not isinstance(value, int) or not 0 < value <= MAX_WIDTH:
-                raise ValueError(f"{name} must be an integer in 1..{MAX_WIDTH}, got {value!r}")
-        layout = ObservationLayout(window, n_slots)
-        size = int(observation_space.shape[0])
-        if size != layout.size:
-            raise ValueError(
-                f"window={window} and n_slots={n_slots} describe observations of "
-                f"{layout.size} values, the space has {size}"
-            )
+        layout = _layout(
+            observation_space,
+            window=window,
+            n_slots=n_slots,
+            conv_channels=conv_channels,
+            window_dim=window_dim,
+            entity_dim=entity_dim,
+        )
         self.layout = layout
         n_scalars = len(SCALARS) + len(TACTIC_SCALARS)
         super().__init__(observation_space, window_dim + n_slots * entity_dim + n_scalars)
@@ -146,17 +155,8 @@ class ClockExtractor(BaseFeaturesExtractor):
     def __init__(
         self, observation_space: gym.spaces.Box, window: int, n_slots: int, rounds: int
     ) -> None:
-        for name, value in (("window", window), ("n_slots", n_slots), ("rounds", rounds)):
-            if not isinstance(value, int) or not 0 < value <= MAX_WIDTH:
-                raise ValueError(f"{name} must be an integer in 1..{MAX_WIDTH}, got {value!r}")
-        layout = ObservationLayout(window, n_slots)
-        size = int(observation_space.shape[0])
-        if size != layout.size:
-            raise ValueError(
-                f"window={window} and n_slots={n_slots} describe observations of "
-                f"{layout.size} values, the space has {size}"
-            )
-        super().__init__(observation_space, size + rounds)
+        layout = _layout(observation_space, window=window, n_slots=n_slots, rounds=rounds)
+        super().__init__(observation_space, layout.size + rounds)
         self.index = layout.window_size + layout.table_size + Scalar.ROUND_FRACTION
         self.rounds = rounds
 
