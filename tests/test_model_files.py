@@ -190,25 +190,34 @@ def test_greedy_play_takes_the_most_likely_action(saved_model: Path) -> None:
     assert {greedy.act(obs, env.action_masks(), rng) for rng in rngs} == {int(np.argmax(probs))}
 
 
-def test_an_entity_encoder_model_loads_without_unpickling(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("scenario", "kind"), [("skirmish", "EntityExtractor"), ("duel", "ClockExtractor")]
+)
+def test_an_extractor_model_loads_without_unpickling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scenario: str, kind: str
 ) -> None:
-    """A model with facing_env.train.policies.EntityExtractor: rebuilt by name from the JSON,
-    the same probabilities as stable-baselines3's own loader."""
+    """A model with a features extractor of facing_env.train.policies (EntityExtractor;
+    ClockExtractor, the duel's recipe): rebuilt by name from the JSON, the same
+    probabilities as stable-baselines3's own loader."""
     import cloudpickle
 
     from facing_env.agents.learned import PolicyAgent
-    from facing_env.train.policies import EntityExtractor, entity_policy_kwargs
+    from facing_env.train import policies
 
-    env = TeamLearnerEnv("skirmish", opponents=("random",))
-    kwargs = entity_policy_kwargs(env.env.layout, [32])
+    env = TeamLearnerEnv(scenario, opponents=("random",))
+    layout = env.env.layout
+    kwargs = (
+        policies.entity_policy_kwargs(layout, [32])
+        if kind == "EntityExtractor"
+        else policies.clock_policy_kwargs(layout, [32], 30)
+    )
     model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0, policy_kwargs=kwargs)
-    path = tmp_path / "entity.zip"
+    path = tmp_path / "extractor.zip"
     model.save(path)
     reference = PolicyAgent(MaskablePPO.load(path))
     monkeypatch.setattr(cloudpickle, "loads", lambda *_a, **_k: pytest.fail("unpickled"))
     loaded = load_model(path)
-    assert isinstance(loaded.policy.features_extractor, EntityExtractor)
+    assert isinstance(loaded.policy.features_extractor, getattr(policies, kind))
     obs, _ = env.reset(seed=1)
     mask = env.action_masks()
     np.testing.assert_allclose(
@@ -240,60 +249,38 @@ def test_the_clock_codes_the_round_as_a_thermometer(round_: int, ones: int) -> N
     assert out[obs.size :].tolist() == [1.0] * ones + [0.0] * (30 - ones)
 
 
-def test_a_clock_model_loads_without_unpickling(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A model with facing_env.train.policies.ClockExtractor (the duel's recipe): rebuilt
-    by name from the JSON, the same probabilities as stable-baselines3's own loader; its
-    arguments are checked by name."""
-    import cloudpickle
-
-    from facing_env.agents.learned import PolicyAgent
-    from facing_env.train.policies import ClockExtractor, clock_policy_kwargs
-
-    env = TeamLearnerEnv("duel", opponents=("random",))
-    kwargs = clock_policy_kwargs(env.env.layout, [32], 30)
-    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0, policy_kwargs=kwargs)
-    path = tmp_path / "clock.zip"
-    model.save(path)
-    reference = PolicyAgent(MaskablePPO.load(path))
-    monkeypatch.setattr(cloudpickle, "loads", lambda *_a, **_k: pytest.fail("unpickled"))
-    loaded = load_model(path)
-    assert isinstance(loaded.policy.features_extractor, ClockExtractor)
-    obs, _ = env.reset(seed=1)
-    mask = env.action_masks()
-    np.testing.assert_allclose(
-        PolicyAgent(loaded).probabilities(obs, mask), reference.probabilities(obs, mask), atol=1e-6
-    )
-    with zipfile.ZipFile(path) as archive:
-        members = {n: archive.read(n) for n in archive.namelist()}
-    data = json.loads(members["data"])
-    data["policy_kwargs"]["features_extractor_kwargs"]["conv_channels"] = 8
-    members["data"] = json.dumps(data).encode()
-    bad = tmp_path / "bad.zip"
-    with zipfile.ZipFile(bad, "w") as archive:
-        for name, blob in members.items():
-            archive.writestr(name, blob)
-    with pytest.raises(ModelFileError, match="integers in"):
-        load_model(bad)
-
-
 @pytest.mark.parametrize(
-    ("entry", "value", "message"),
+    ("kind", "entry", "value", "message"),
     [
-        ("features_extractor_class", "<class 'os.system'>", "unsupported features_extractor"),
-        ("features_extractor_kwargs", {"window": 10**9, "n_slots": 2}, "integers in"),
-        ("features_extractor_kwargs", {"window": 11, "evil": 1}, "integers in"),
+        (
+            "EntityExtractor",
+            "features_extractor_class",
+            "<class 'os.system'>",
+            "unsupported features_extractor",
+        ),
+        (
+            "EntityExtractor",
+            "features_extractor_kwargs",
+            {"window": 10**9, "n_slots": 2},
+            "integers in",
+        ),
+        ("EntityExtractor", "features_extractor_kwargs", {"window": 11, "evil": 1}, "integers in"),
+        (  # each extractor takes only its own arguments
+            "ClockExtractor",
+            "features_extractor_kwargs",
+            {"window": 11, "n_slots": 2, "rounds": 30, "conv_channels": 8},
+            "integers in",
+        ),
     ],
 )
 def test_extractor_entries_are_checked(
-    saved_model: Path, tmp_path: Path, entry: str, value: object, message: str
+    saved_model: Path, tmp_path: Path, kind: str, entry: str, value: object, message: str
 ) -> None:
     with zipfile.ZipFile(saved_model) as archive:
         members = {n: archive.read(n) for n in archive.namelist()}
     data = json.loads(members["data"])
     kwargs = data["policy_kwargs"]
-    kwargs["features_extractor_class"] = "<class 'facing_env.train.policies.EntityExtractor'>"
+    kwargs["features_extractor_class"] = f"<class 'facing_env.train.policies.{kind}'>"
     kwargs["features_extractor_kwargs"] = {"window": 11, "n_slots": 2}
     kwargs[entry] = value
     members["data"] = json.dumps(data).encode()
