@@ -519,8 +519,9 @@ LOW_VARIANCE_DICE = ("expected", "deck", "mean")
 def check_args(args: Args) -> dict:
     """Check every option before anything is built or trained (scenario, agent names and
     model files, counts, the runs folder); the env keyword arguments. A mistake exits with
-    one line on stderr and status 2 (:class:`facing_env.cli.UsageError`)."""
-    return cli.checked(PROG, _check, args)
+    one line on stderr and status 2 (:class:`facing_env.cli.UsageError`). Options left
+    to the scenario's recipe are checked as the recipe fills them in (:func:`with_recipe`)."""
+    return cli.checked(PROG, _check, with_recipe(args))
 
 
 def _check(args: Args) -> dict:
