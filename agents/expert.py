@@ -262,7 +262,7 @@ class ExpertAgent:
         same with or without the memory; only the time differs."""
         look = self.look
         key = (
-            look._fixed,
+            look.fixed,
             int(look.hashes(np.zeros(1, dtype=np.int64))[0]),
             self.steppers.tobytes(),
             n_actions,

@@ -130,6 +130,11 @@ class Lookahead:
             )
         )
 
+    @property
+    def fixed(self) -> bytes:
+        """The fixed fields of the battle last loaded (stat blocks, board), as bytes."""
+        return self._fixed
+
     def _fixed_key(self) -> bytes:
         """Row 0's fields that no step changes, as bytes: rows copied from another battle
         with the same key need no fresh copy of them."""
