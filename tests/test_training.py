@@ -678,9 +678,9 @@ def test_approach_shaping_keeps_the_potential_at_the_round_limit():
 
 def test_train_py_options_left_unset_take_the_scenarios_recipe(train):
     """The duel's recipe is a clone of the expert (60k of its own decisions, then two DAgger
-    rounds of 20k, 20 passes, the MLP with the round's thermometer code) with no PPO; every
-    other scenario's a clone of flanker (a plain MLP) and 800k PPO steps; an option given
-    wins over the recipe."""
+    rounds of 20k, 20 passes, the MLP with the round's thermometer code) with no PPO; the
+    skirmish's a clone of flanker (a plain MLP) and 2.4M PPO steps; every other scenario's
+    the same with 800k; an option given wins over the recipe."""
     duel = train.with_recipe(train.Args())
     assert (duel.clone, duel.clone_samples, duel.clone_rounds, duel.clone_epochs) == (
         "expert",
@@ -697,8 +697,11 @@ def test_train_py_options_left_unset_take_the_scenarios_recipe(train):
         200_000,
         1,
     )
-    assert (skirmish.clone_epochs, skirmish.total_timesteps) == (4, 800_000)
+    assert (skirmish.clone_epochs, skirmish.total_timesteps) == (4, 2_400_000)
     assert skirmish.clone_dagger_share is None and skirmish.policy == "mlp"
+    other = train.with_recipe(train.Args(scenario="ogre"))  # DEFAULT_RECIPE
+    assert (other.clone, other.clone_samples, other.clone_rounds) == ("flanker", 200_000, 1)
+    assert (other.total_timesteps, other.policy) == (800_000, "mlp")
     path = train.with_recipe(train.Args(scenario=str(ROOT / "facing_env/configs/duel.yaml")))
     assert path.clone == "expert"  # a file takes its stem's recipe
     given = train.with_recipe(
