@@ -1,7 +1,7 @@
 """Train a MaskablePPO team policy on a facing_env scenario, then evaluate it.
 
     python train.py                                  # the default job: duel, ~11 min on 2 CPUs
-    python train.py --scenario skirmish              # ~45 min on 2 CPUs
+    python train.py --scenario skirmish              # ~30 min on 2 CPUs
     python train.py --help                           # every option, with its description
 
 Options left unset take the scenario's recipe (:data:`RECIPES`): on the duel the policy is
@@ -235,10 +235,11 @@ RECIPES: dict[str, Recipe] = {
     # "Learning the expert"); a clone of flanker with 800k PPO steps stayed at 0.59 /
     # 0.38-0.49 / 0.60-0.65; about 11 minutes on 2 cores
     "duel": Recipe("expert", 100_000, 3, 20, 0, clone_dagger_share=0.4, policy="clock"),
-    # a clone of flanker and 2.4M PPO steps against the league: against flanker 0.69 where
-    # 800k gave 0.65-0.69 and the clone alone 0.59 (1,000 games, seeds 400,000 on), the
-    # same 0.68 against aggressive and 0.90 against defensive; about 45 minutes on 2 cores
-    # (docs/training.md, "Skirmish: a longer run")
+    # a clone of flanker and 2.4M PPO steps against the league: on 1,000 games per pair
+    # (seeds 400,000 on) training seeds 1 / 2 / 3 win 0.675 / 0.730 / 0.709 against
+    # aggressive and 0.688 / 0.817 / 0.743 against flanker, where 800k gave 0.65-0.69
+    # against flanker and the clone alone 0.59; 29 minutes alone on 2 cores
+    # (docs/training.md, "Current numbers")
     "skirmish": Recipe("flanker", 200_000, 1, 4, 2_400_000),
 }
 """Recipes by scenario name; every other scenario takes :data:`DEFAULT_RECIPE`."""
