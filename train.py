@@ -287,7 +287,7 @@ class SelfPlayAndEvalCallback(BaseCallback):
 
     def _on_step(self) -> bool:
         for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
-            if done and "won" in info:  # every battle (rolled-dice ones only: docs/training.md)
+            if done and "won" in info:  # every battle, expected dice too (docs/training.md)
                 self.league.record(info["opponent"], bool(info["won"]))
         if self.args.self_play and self.num_timesteps >= self.next_snapshot:
             self.next_snapshot += self.args.snapshot_every
