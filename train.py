@@ -1,14 +1,15 @@
 """Train a MaskablePPO team policy on a facing_env scenario, then evaluate it.
 
     python train.py                                  # the default job: duel, ~11 min on 2 CPUs
-    python train.py --scenario skirmish              # ~30 min on 2 CPUs
+    python train.py --scenario skirmish              # under 40 min on 2 CPUs
     python train.py --help                           # every option, with its description
 
 Options left unset take the scenario's recipe (:data:`RECIPES`): on the duel the policy is
 a clone of the ``expert`` search agent (its decisions, then two DAgger rounds; the policy
 sees the round as a thermometer code, ``--policy clock``) and no PPO step follows;
-on the skirmish a clone of ``flanker`` and 2.4M PPO steps against the league, elsewhere
-the same with 800k.
+on the skirmish a clone of ``flanker`` and 2.4M PPO steps against the league on rolled
+dice only, elsewhere a clone of ``flanker`` and 800k steps with half the environments on
+expected dice.
 
 Read top to bottom (cleanrl style): arguments, seeding and run name, environments (one
 learner plays a whole team against an opponent pool of scripted agents and, with
@@ -186,10 +187,12 @@ class Args:
     """override the scenario's perception: 'full' (every creature sees the whole board) or
     'facing' (foes wholly in a creature's rear area are hidden from it unless heard;
     docs/api.md); the training environments and the evaluations use it"""
-    expected_dice_share: float = 0.5
+    expected_dice_share: float | None = None
     """share of the training environments that use --low-variance-dice (by default
     expected values: a +2 from the flank turns a miss into a hit instead of +10% on a
-    noisy roll); the others use the scenario's (or --dice) mode, as evaluations do"""
+    noisy roll); the others use the scenario's (or --dice) mode, as evaluations do;
+    default: the scenario's recipe (RECIPES: 0 on the skirmish, rolled dice everywhere;
+    0.5 elsewhere)"""
     low_variance_dice: str = "expected"
     """the dice of the --expected-dice-share environments: 'expected' (every roll its
     mean: +2 and +4 are then worth the same), 'deck' (d20s dealt from a shuffled deck
@@ -224,6 +227,7 @@ class Recipe:
     total_timesteps: int
     clone_dagger_share: float | None = None
     policy: str = "mlp"
+    expected_dice_share: float = 0.5
 
 
 RECIPES: dict[str, Recipe] = {
@@ -235,12 +239,13 @@ RECIPES: dict[str, Recipe] = {
     # "Learning the expert"); a clone of flanker with 800k PPO steps stayed at 0.59 /
     # 0.38-0.49 / 0.60-0.65; about 11 minutes on 2 cores
     "duel": Recipe("expert", 100_000, 3, 20, 0, clone_dagger_share=0.4, policy="clock"),
-    # a clone of flanker and 2.4M PPO steps against the league: on 1,000 games per pair
-    # (seeds 400,000 on) training seeds 1 / 2 / 3 win 0.675 / 0.730 / 0.709 against
-    # aggressive and 0.688 / 0.817 / 0.743 against flanker, where 800k gave 0.65-0.69
-    # against flanker and the clone alone 0.59; 29 minutes alone on 2 cores
-    # (docs/training.md, "Current numbers")
-    "skirmish": Recipe("flanker", 200_000, 1, 4, 2_400_000),
+    # a clone of flanker and 2.4M PPO steps against the league on rolled dice only: in
+    # train.py's report (200 games per pair) training seeds 1-4 win 0.71-0.78 against
+    # aggressive, 0.78-0.80 against flanker and 0.94-0.96 against defensive; over 1,000
+    # games (seeds 400,000 on) 0.688 / 0.798 / 0.793 / 0.698 against aggressive, where
+    # half the environments on expected dice gave 0.675 / 0.730 / 0.709 on seeds 1-3;
+    # about 38 minutes beside another run on 2 cores (docs/training.md, "Current numbers")
+    "skirmish": Recipe("flanker", 200_000, 1, 4, 2_400_000, expected_dice_share=0.0),
 }
 """Recipes by scenario name; every other scenario takes :data:`DEFAULT_RECIPE`."""
 DEFAULT_RECIPE = Recipe("flanker", 200_000, 1, 4, 800_000)
@@ -248,10 +253,15 @@ DEFAULT_RECIPE = Recipe("flanker", 200_000, 1, 4, 800_000)
 labels a 2-against-2 skirmish's decisions too slowly for its 60 minutes)."""
 
 
+def _recipe(args: Args) -> Recipe:
+    """The scenario's recipe (by its name or file stem)."""
+    return RECIPES.get(Path(str(args.scenario)).stem, DEFAULT_RECIPE)
+
+
 def with_recipe(args: Args) -> Args:
     """``args`` with every option left to the scenario's recipe filled in from it
     (:data:`RECIPES`, by the scenario's name or file stem)."""
-    recipe = RECIPES.get(Path(str(args.scenario)).stem, DEFAULT_RECIPE)
+    recipe = _recipe(args)
     changes = {
         name: getattr(recipe, name)
         for name in ("clone_samples", "clone_rounds", "clone_epochs", "total_timesteps")
@@ -263,6 +273,8 @@ def with_recipe(args: Args) -> Args:
         changes["clone_dagger_share"] = recipe.clone_dagger_share
     if args.policy is None:
         changes["policy"] = recipe.policy
+    if args.expected_dice_share is None:
+        changes["expected_dice_share"] = recipe.expected_dice_share
     return replace(args, **changes)
 
 
@@ -350,9 +362,16 @@ def _agent(name: str) -> Agent:
     return make_agent(name)
 
 
+def _start_share(args: Args) -> float:
+    """``--expected-dice-share``, or the scenario's recipe's when it is unset (the
+    factories below take ``Args`` as given, recipe applied or not)."""
+    share = args.expected_dice_share
+    return _recipe(args).expected_dice_share if share is None else share
+
+
 def _dice_share(args: Args, timesteps: int) -> float:
     """The share of expected-dice environments after ``timesteps`` learner actions."""
-    start, end = args.expected_dice_share, args.expected_dice_final
+    start, end = _start_share(args), args.expected_dice_final
     if end is None:
         return start
     return start + (end - start) * min(timesteps / args.total_timesteps, 1.0)
@@ -371,7 +390,7 @@ def make_env(args: Args, rank: int, env_kwargs: dict) -> Callable[[], Monitor]:
     kwargs = dict(env_kwargs)
     if args.rewards:
         kwargs["rewards"] = dict(args.rewards)
-    if _calm(rank, args.expected_dice_share, args.n_envs):
+    if _calm(rank, _start_share(args), args.n_envs):
         kwargs["dice"] = args.low_variance_dice
 
     def _init() -> Monitor:
@@ -410,7 +429,7 @@ def _batched(args: Args, env_kwargs: dict, n: int) -> dict:
     if args.rewards:
         kwargs["rewards"] = dict(args.rewards)
     base = kwargs.pop("dice", None) or load_scenario(args.scenario).dice
-    share = args.expected_dice_share
+    share = _start_share(args)
     kwargs["dice_modes"] = [
         args.low_variance_dice if _calm(i, share, n) else base for i in range(n)
     ]

@@ -372,6 +372,13 @@ def test_train_py_expected_dice_share_splits_the_training_envs(train):
         modes.append(env.unwrapped.env.dice_mode)
         env.close()
     assert modes == ["expected", "expected", "roll", "roll"]
+    # unset, the share is the scenario's recipe's: every skirmish environment rolls
+    for scenario, share in (("skirmish", 0.0), ("duel", 0.5)):
+        unset = train.Args(scenario=scenario, n_envs=4, opponents=("random",))
+        assert train._dice_share(unset, 0) == share
+        assert train._batched(unset, {}, 4)["dice_modes"] == (
+            ["roll"] * 4 if share == 0.0 else ["expected", "expected", "roll", "roll"]
+        )
     with pytest.raises(SystemExit, match="expected-dice-share"):
         train.main(train.Args(expected_dice_share=1.5))
     with pytest.raises(SystemExit, match=r"eval-temperature must be .* got -1"):
@@ -679,8 +686,9 @@ def test_approach_shaping_keeps_the_potential_at_the_round_limit():
 def test_train_py_options_left_unset_take_the_scenarios_recipe(train):
     """The duel's recipe is a clone of the expert (60k of its own decisions, then two DAgger
     rounds of 20k, 20 passes, the MLP with the round's thermometer code) with no PPO; the
-    skirmish's a clone of flanker (a plain MLP) and 2.4M PPO steps; every other scenario's
-    the same with 800k; an option given wins over the recipe."""
+    skirmish's a clone of flanker (a plain MLP) and 2.4M PPO steps on rolled dice only;
+    every other scenario's the same with 800k, half the environments on expected dice; an
+    option given wins over the recipe."""
     duel = train.with_recipe(train.Args())
     assert (duel.clone, duel.clone_samples, duel.clone_rounds, duel.clone_epochs) == (
         "expert",
@@ -689,7 +697,7 @@ def test_train_py_options_left_unset_take_the_scenarios_recipe(train):
         20,
     )
     assert duel.total_timesteps == 0 and duel.clone_dagger_share == 0.4
-    assert duel.policy == "clock"
+    assert duel.policy == "clock" and duel.expected_dice_share == 0.5
     assert train.clone_shares(100_000, 3, 0.4) == [60_000, 20_000, 20_000]
     skirmish = train.with_recipe(train.Args(scenario="skirmish"))
     assert (skirmish.clone, skirmish.clone_samples, skirmish.clone_rounds) == (
@@ -699,15 +707,23 @@ def test_train_py_options_left_unset_take_the_scenarios_recipe(train):
     )
     assert (skirmish.clone_epochs, skirmish.total_timesteps) == (4, 2_400_000)
     assert skirmish.clone_dagger_share is None and skirmish.policy == "mlp"
+    assert skirmish.expected_dice_share == 0.0
     other = train.with_recipe(train.Args(scenario="ogre"))  # DEFAULT_RECIPE
     assert (other.clone, other.clone_samples, other.clone_rounds) == ("flanker", 200_000, 1)
-    assert (other.total_timesteps, other.policy) == (800_000, "mlp")
+    assert (other.total_timesteps, other.policy, other.expected_dice_share) == (
+        800_000,
+        "mlp",
+        0.5,
+    )
     path = train.with_recipe(train.Args(scenario=str(ROOT / "facing_env/configs/duel.yaml")))
     assert path.clone == "expert"  # a file takes its stem's recipe
     given = train.with_recipe(
-        train.Args(clone=None, total_timesteps=1000, clone_epochs=3, policy="mlp")
+        train.Args(
+            clone=None, total_timesteps=1000, clone_epochs=3, policy="mlp", expected_dice_share=1.0
+        )
     )
     assert (given.clone, given.total_timesteps, given.clone_epochs) == (None, 1000, 3)
+    assert given.expected_dice_share == 1.0
     assert given.policy == "mlp"
     assert given.clone_samples == 100_000
 
