@@ -30,7 +30,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 try:
@@ -253,6 +253,11 @@ DEFAULT_RECIPE = Recipe("flanker", 200_000, 1, 4, 800_000)
 labels a 2-against-2 skirmish's decisions too slowly for its 60 minutes)."""
 
 
+_RECIPE_OPTIONS = tuple(f.name for f in fields(Recipe) if f.name != "clone")
+"""The options a recipe fills in when they are left unset (``None``); ``--clone`` is
+filled in when it is ``auto``."""
+
+
 def _recipe(args: Args) -> Recipe:
     """The scenario's recipe (by its name or file stem)."""
     return RECIPES.get(Path(str(args.scenario)).stem, DEFAULT_RECIPE)
@@ -263,18 +268,10 @@ def with_recipe(args: Args) -> Args:
     (:data:`RECIPES`, by the scenario's name or file stem)."""
     recipe = _recipe(args)
     changes = {
-        name: getattr(recipe, name)
-        for name in ("clone_samples", "clone_rounds", "clone_epochs", "total_timesteps")
-        if getattr(args, name) is None
+        name: getattr(recipe, name) for name in _RECIPE_OPTIONS if getattr(args, name) is None
     }
     if args.clone == "auto":
         changes["clone"] = recipe.clone
-    if args.clone_dagger_share is None:
-        changes["clone_dagger_share"] = recipe.clone_dagger_share
-    if args.policy is None:
-        changes["policy"] = recipe.policy
-    if args.expected_dice_share is None:
-        changes["expected_dice_share"] = recipe.expected_dice_share
     return replace(args, **changes)
 
 
