@@ -12,7 +12,13 @@ import pytest
 from facing_env.actions import action_names
 from facing_env.agents import make_agent
 from facing_env.agents.expert import ExpertAgent
-from facing_env.agents.lookahead import Lookahead
+from facing_env.agents.lookahead import (
+    _AREA_VALUE,
+    Lookahead,
+    _best_strike,
+    _free,
+    attack_potential,
+)
 from facing_env.evaluation.match import play_game, play_games
 from facing_env.rules import engine
 from facing_env.rules.codec import ActionCodec, creature_slots
@@ -286,3 +292,91 @@ def test_sightings_start_over_with_a_new_battle_in_the_same_slot():
     fresh.place("B", (8, 1))  # round 1 again: B where it stood before, not a step
     agent.act_battle(fresh, codec.mask(fresh, creature_slots(fresh, "A")))
     assert agent.steppers.tolist() == [False, False]
+
+
+WALK_TO_REAR = """
+    . . . . . . .
+    . A . . . . .
+    . . . . . . .
+    . . . B . . .
+    . . . . . . .
+"""
+
+REAR_WALLED = """
+    . . . . . . .
+    . A . . . . .
+    . . . . . . .
+    . . . B . . .
+    . . o o o . .
+"""
+
+
+def _potential(text: str, moves: int) -> float:
+    """``attack_potential`` of A on a board (B facing N), A allowed ``moves`` cells."""
+    battle = _a_to_act(text, "S", "N")
+    look = Lookahead(4)
+    look.load(battle, ActionCodec(len(battle.creatures)).n)
+    s = look.state
+    k = s.present.shape[1]
+    out = np.zeros((1, k))
+    walk = np.full((1, k), moves, dtype=np.int64)
+    attack_potential(look.tables, s, np.zeros(1, dtype=np.int64), _AREA_VALUE, walk, out)
+    return float(out[0, list(battle.creatures).index("A")])
+
+
+def test_attack_potential_after_a_walk_is_the_rear_attack():
+    """UA-OPP-02: A (+6, 1d8+3) may walk 6 cells to B's rear (B faces N, its rear the
+    row below it, 3 cells away): 0.70 x 7.5 = 5.25 hit points at +4 against AC 17.
+    With a 5-foot step (to the cell NW of B) only B's front is in reach: 0.50 x 7.5 =
+    3.75; with the rear row walled by pillars the best is the flank, 0.60 x 7.5 = 4.5
+    (UA-OPP-01)."""
+    assert _potential(WALK_TO_REAR, 6) == pytest.approx(5.25)
+    assert _potential(WALK_TO_REAR, 1) == pytest.approx(3.75)
+    assert _potential(REAR_WALLED, 6) == pytest.approx(4.5)
+
+
+def _scanned(look: Lookahead, a: int, m: int) -> float:
+    """The best strike of creature ``a`` of row 0 over every free cell within ``m``,
+    scanned one by one (what ``attack_potential`` computes)."""
+    s = look.state
+    best = 0.0
+    for dy in range(-m, m + 1):
+        for dx in range(-m, m + 1):
+            cx, cy = int(s.x[0, a]) + dx, int(s.y[0, a]) + dy
+            if (dx or dy) and not _free(s, 0, a, cx, cy, m):
+                continue
+            best = max(best, _best_strike(look.tables, s, 0, a, cx, cy, _AREA_VALUE))
+    return best
+
+
+@pytest.mark.parametrize("scenario", ["skirmish", "ogre", "benchmark/ruins", "hex_duel"])
+def test_attack_potential_after_a_walk_is_the_best_over_every_cell(scenario):
+    """The walk's potential (found from the cells around each foe) is the best strike over
+    every free cell within the walk, scanned one by one, on battles of a scenario after
+    random actions (Large reach, terrain, a hex grid)."""
+    from facing_env.env import raw_env
+
+    env = raw_env(scenario=scenario)
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    look = Lookahead(64)
+    checked = 0
+    for step in range(60):
+        obs, *_ = env.last()
+        if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+            break
+        if step % 6 == 0:
+            look.load(env.battle, obs["action_mask"].shape[0])
+            s = look.state
+            for m in (2, 4, 6, 8):
+                walk = np.full((1, s.present.shape[1]), m, dtype=np.int64)
+                out = np.zeros((1, s.present.shape[1]))
+                attack_potential(
+                    look.tables, s, np.zeros(1, dtype=np.int64), _AREA_VALUE, walk, out
+                )
+                for a in range(int(s.n_creatures[0])):
+                    if s.present[0, a] and s.hp[0, a] > 0 and s.n_attacks[0, a] > 0:
+                        assert out[0, a] == _scanned(look, a, m)
+                        checked += 1
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert checked > 0
