@@ -217,6 +217,21 @@ def test_runs_from_train_py_folders(tmp_path):
     assert run.agent("benchmark/ruins") == "model:x/ruins.zip"
 
 
+def test_runs_through_links_to_folders(tmp_path):
+    """A folder of links to run folders kept elsewhere is read like the folders themselves;
+    a link back up the tree is read once, not followed round."""
+    kept = tmp_path / "kept" / "ogre__ppo__3__100"
+    kept.mkdir(parents=True)
+    (kept / "model.zip").write_bytes(b"")
+    picked = tmp_path / "picked"
+    picked.mkdir()
+    (picked / kept.name).symlink_to(kept, target_is_directory=True)
+    (picked / "loop").symlink_to(picked, target_is_directory=True)
+    runs = suite.runs_from_folder(picked)
+    assert [r.name for r in runs] == ["ppo seed 3"]
+    assert runs[0].agent("ogre") == f"model:{picked}/ogre__ppo__3__100/model.zip"
+
+
 # -- playing and the JSON layout ------------------------------------------------------------
 
 DUEL = suite.Task("duel_vs_flanker", "duel", "flanker")

@@ -119,12 +119,30 @@ RUN_FOLDER = re.compile(r"^(?P<scenario>.+?)__(?P<exp>.+)__(?P<seed>\d+)__(?P<ti
 """``train.py``'s run folder name: ``<scenario stem>__<exp name>__<seed>__<unix time>``."""
 
 
+def _models_under(folder: Path) -> list[Path]:
+    """Every ``model.zip`` under ``folder`` at any depth, through symbolic links to folders
+    too (a folder of links to runs kept elsewhere), each real folder read once (a link
+    back up the tree does not loop)."""
+    seen: set[str] = set()
+    found: list[Path] = []
+    for root, dirs, files in os.walk(folder, followlinks=True):
+        real = os.path.realpath(root)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        if "model.zip" in files:
+            found.append(Path(root) / "model.zip")
+    return sorted(found)
+
+
 def runs_from_folder(folder: str | Path) -> list[Run]:
     """One :class:`Run` per (experiment, seed) of the ``train.py`` run folders under
-    ``folder`` (any depth), each with the model of every scenario it trained (the newest
-    when a scenario was trained twice); ``ValueError`` when there is none."""
+    ``folder`` (any depth, through links to folders), each with the model of every
+    scenario it trained (the newest when a scenario was trained twice); ``ValueError``
+    when there is none."""
     found: dict[tuple[str, int], dict[str, tuple[int, str]]] = {}
-    for model in sorted(Path(folder).rglob("model.zip")):
+    for model in _models_under(Path(folder)):
         m = RUN_FOLDER.match(model.parent.name)
         if m is None:
             continue
