@@ -131,6 +131,7 @@ def _models_under(folder: Path) -> list[Path]:
             dirs[:] = []
             continue
         seen.add(real)
+        dirs.sort()  # a folder reached twice is read where it comes first by name
         if "model.zip" in files:
             found.append(Path(root) / "model.zip")
     return sorted(found)
