@@ -406,9 +406,9 @@ def _best_walk_strike(t, s, i, a, m, area_value):
 
     It repeats :func:`_best_strike`'s arithmetic on purpose: each way of sharing it was
     slower on the skirmish expert's 16 timed games (82.8 s as written): a shared njit
-    function per cell and foe 351 s, calling :func:`_best_strike` per cell 134 s, and
-    shared helpers with ``inline="always"`` 515 s (the State passed per call,
-    :mod:`facing_env.fast.jit`)."""
+    function per cell and foe 351 s (the State passed per call, :mod:`facing_env.fast.jit`),
+    calling :func:`_best_strike` per cell 134 s, and shared helpers with
+    ``inline="always"`` 515 s (not traced further)."""
     reach = s.reach[i, a] // 5
     bonus = s.attack_bonus[i, a, 0]
     dmg = s.attack_damage[i, a, 0, 0] * (s.attack_damage[i, a, 0, 1] + 1) * 0.5
