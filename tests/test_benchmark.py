@@ -246,6 +246,41 @@ def test_games_are_the_same_whatever_the_workers():
     assert one == two and len(one[("task", 0, DUEL.name)]) == 12
 
 
+FORKED_POLICY_GAMES = """
+import sys, torch
+from sb3_contrib import MaskablePPO
+from facing_env.evaluation import evaluate, suite
+from facing_env.train.team_env import TeamLearnerEnv
+
+path = sys.argv[1]
+MaskablePPO("MlpPolicy", TeamLearnerEnv("duel", opponents=("random",)), seed=0).save(path)
+torch.set_num_threads(2)
+with torch.no_grad():  # the parent's OpenMP pool started, as a command's checks start it
+    torch.nn.Linear(512, 512)(torch.randn(512, 512))
+run = suite.Run("ppo", {"*": f"model:{path}"})
+jobs = suite.suite_jobs(run, 0, [suite.Task("duel_vs_random", "duel", "random")], 16)
+print(len(suite.run_jobs(jobs, workers=2)[("task", 0, "duel_vs_random")]))
+report = evaluate.evaluate("duel", [f"model:{path}", "random"], 8, seed=5, workers=2)
+print(sum(p.games for p in report.pairs))
+"""
+
+
+def test_policies_play_in_forked_workers_after_the_parent_ran_torch(tmp_path):
+    """A regression: the benchmark's workers, forked from a parent that had run a policy
+    (its checks do), hung at their first forward pass in torch's OpenMP pool; a worker now
+    takes one torch thread (``match.init_worker``). Run apart, under a time limit, so a
+    hang fails the test instead of stalling the suite."""
+    pytest.importorskip("sb3_contrib")
+    done = subprocess.run(
+        [sys.executable, "-c", FORKED_POLICY_GAMES, str(tmp_path / "model.zip")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["16", "8"]
+
+
 def test_json_layout(tmp_path):
     report = suite.benchmark(
         [suite.Run("aggressive", {"*": "aggressive"}), suite.Run("flanker", {"*": "flanker"})],

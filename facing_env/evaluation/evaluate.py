@@ -51,6 +51,7 @@ from facing_env.evaluation.match import (
     Agent,
     GameResult,
     aec_actions,
+    init_worker,
     play_games,
     replay_record,
 )
@@ -217,7 +218,7 @@ def _play_pair(
     bounds = [len(lineups) * k // workers for k in range(workers + 1)]
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     out: dict[int, list[GameResult]] = {}
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker) as pool:
         futures = {
             pool.submit(_play_share, scenario, lineups[lo:hi], seed + lo, env_kwargs): lo
             for lo, hi in itertools.pairwise(bounds)

@@ -7,6 +7,7 @@ all play games through :func:`play_game`. Agents follow the protocol of :mod:`fa
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,17 @@ MANEUVERS = ("charge", "withdraw", "ready", "trigger", "turn", "bump")
 that went off, counted for the readier; ``turn``: a facing change taken as an action, how
 often a side turns to look under facing-limited perception; ``bump``: a step into a foe
 it did not perceive, issue 36)."""
+
+
+def init_worker() -> None:
+    """Set up a worker process forked to play games: one torch thread. A parent that ran a
+    policy (a command checks its models before the first game) has started torch's OpenMP
+    thread pool, and a forked child hangs at its first parallel region, a policy's forward
+    pass; with one thread torch enters none. Torch is not imported for this: a parent
+    without it forks a child without it."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
 
 
 @dataclass

@@ -265,8 +265,10 @@ def run_jobs(
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
+        from facing_env.evaluation.match import init_worker
+
         context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker) as pool:
             futures = {pool.submit(play_job, parts[k]): k for k in pooled}
             play_here()  # the batched games, while the workers play the others
             for future in as_completed(futures):

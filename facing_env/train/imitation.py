@@ -31,7 +31,7 @@ import numpy as np
 
 from facing_env.agents.base import act_batch
 from facing_env.cli import progress_bar
-from facing_env.evaluation.match import Agent
+from facing_env.evaluation.match import Agent, init_worker
 from facing_env.train.team_vec_env import TeamVecEnv
 
 
@@ -221,16 +221,11 @@ def _bounds(n: int, workers: int) -> list[tuple[int, int]]:
 
 
 def _init_worker(counter: Any, jobs: list[tuple]) -> None:
-    """A forked worker: one torch thread (a thread pool forked from a parent that used one
-    can hang), the shared decision counter, the jobs."""
+    """A forked worker: one torch thread (:func:`~facing_env.evaluation.match.init_worker`),
+    the shared decision counter, the jobs."""
     global _TICKS, _JOBS
     _TICKS, _JOBS = counter, jobs
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-    except ImportError:  # pragma: no cover - a teacher without torch
-        pass
+    init_worker()
 
 
 def _gather_worker(k: int) -> Demonstrations:
