@@ -266,8 +266,8 @@ print(sum(p.games for p in report.pairs))
 
 
 def test_policies_play_in_forked_workers_after_the_parent_ran_torch(tmp_path):
-    """A regression: the benchmark's workers, forked from a parent that had run a policy
-    (its checks do), hung at their first forward pass in torch's OpenMP pool; a worker now
+    """A regression: the benchmark's workers, forked from a parent that had loaded a
+    policy (its checks do), hung at their first forward pass in torch's OpenMP pool; a worker now
     takes one torch thread (``match.init_worker``). Run apart, under a time limit, so a
     hang fails the test instead of stalling the suite."""
     pytest.importorskip("sb3_contrib")

@@ -36,11 +36,11 @@ it did not perceive, issue 36)."""
 
 
 def init_worker() -> None:
-    """Set up a worker process forked to play games: one torch thread. A parent that ran a
-    policy (a command checks its models before the first game) has started torch's OpenMP
-    thread pool, and a forked child hangs at its first parallel region, a policy's forward
-    pass; with one thread torch enters none. Torch is not imported for this: a parent
-    without it forks a child without it."""
+    """Set up a worker process forked to play games: one torch thread. A parent that
+    loaded or ran a policy (a command loads its models to check them before the first
+    game) has started torch's OpenMP thread pool, and a forked child hangs at its first
+    parallel region, a policy's forward pass; with one thread torch enters none. Torch is
+    not imported for this: a parent without it forks a child without it."""
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(1)
