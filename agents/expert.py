@@ -43,7 +43,12 @@ its plan said it would be, as after a roll that differed from its mean) the expe
    table of the melee solved ahead (:mod:`facing_env.agents.melee`: the same model of the
    foe, a foe seen stepping taking the step that strikes from the best area), which
    sees the whole melee where the search sees one turn: the corner trap, and the step
-   that baits a stepping foe into a corner.
+   that baits a stepping foe into a corner;
+6. on a scenario for which a learned prior ships (:mod:`facing_env.agents.prior`: the
+   skirmish), while more than two creatures stand, it plays instead the prior's turn (a
+   trained policy's most likely actions, on the search rows): there the search is the
+   weaker player, in every variant measured (docs/training.md, "The skirmish's prior").
+   ``ExpertAgent(priors=False)`` is the search alone.
 
 Every attack in the search deals its expected damage (the engine's ``mean`` dice): the
 expert never reads the dice stream, and given a battle it always chooses the same action
@@ -84,6 +89,7 @@ from facing_env.actions import (
     STEP_BASE,
     TURN_BASE,
 )
+from facing_env.agents.belief import perceived
 from facing_env.agents.lookahead import (
     _AREA_VALUE,
     Lookahead,
@@ -92,13 +98,13 @@ from facing_env.agents.lookahead import (
     toward_slots,
 )
 from facing_env.agents.melee import melee_turn
+from facing_env.agents.prior import Prior, fingerprint, prior_turn, shipped_priors
 from facing_env.fast.lookup import FRONT_CODE
 from facing_env.rules import engine
 from facing_env.rules.battle import Battle, Creature
 from facing_env.rules.opportunity import melee_reach
-from facing_env.rules.perception import unseen
 from facing_env.tables import FEET_PER_SQUARE
-from facing_env.types import Perception, Terrain
+from facing_env.types import Perception
 
 REPLIES = 10
 """How many of its best turn endings the expert plays the foes' replies to."""
@@ -164,8 +170,11 @@ class ExpertAgent:
     plans: ClassVar[bool] = True
     """Chooses from the battle (:meth:`act_battle`), not from the observation alone."""
 
-    def __init__(self, replies: int = REPLIES, capacity: int = 32768) -> None:
+    def __init__(self, replies: int = REPLIES, capacity: int = 32768, priors: bool = True) -> None:
         self.replies = replies
+        self.priors = priors
+        self.prior: Prior | None = None
+        self._priors: dict[tuple, Prior | None] = {}
         self.look = Lookahead(capacity)
         self._plans: dict[int, list[tuple[int, np.uint64]]] = {}
         self._seen: dict[int, _Sightings] = {}
@@ -178,6 +187,9 @@ class ExpertAgent:
         side by side each get one, so a plan never crosses from one game to another)."""
         other = object.__new__(ExpertAgent)
         other.replies = self.replies
+        other.priors = self.priors
+        other.prior = None
+        other._priors = self._priors
         other.look = self.look
         other._plans = {}
         other._seen = {}
@@ -226,7 +238,7 @@ class ExpertAgent:
         if not FIRST_WAIT <= round_ < PATIENCE:
             return self.plan(battle, n_actions)
         look = self.look
-        look.load(battle, n_actions)
+        self._load(battle, n_actions)
         s = look.state
         kept = int(s.round[0])
         s.round[0] = 0  # the root's key without its round (state_hash keys every field)
@@ -246,8 +258,18 @@ class ExpertAgent:
     def plan(self, battle: Battle, n_actions: int) -> list[tuple[int, np.uint64]]:
         """The best turn from here: its actions, each with the key of the state it is
         taken in."""
-        self.look.load(battle, n_actions)
+        self._load(battle, n_actions)
         return self._search(n_actions)
+
+    def _load(self, battle: Battle, n_actions: int) -> None:
+        """Load ``battle`` into the search's row 0, and find the prior that plays it."""
+        look = self.look
+        look.load(battle, n_actions)
+        key = (battle.ruleset, battle.kind, battle.perception, n_actions, look.fixed)
+        if key not in self._priors:
+            found = shipped_priors().get(fingerprint(look, battle)) if self.priors else None
+            self._priors[key] = found
+        self.prior = self._priors[key]
 
     def _search(self, n_actions: int) -> list[tuple[int, np.uint64]]:
         """:meth:`plan` from the battle already loaded in the search's row 0: in a
@@ -267,6 +289,7 @@ class ExpertAgent:
             self.steppers.tobytes(),
             n_actions,
             self.replies,
+            self.prior.fingerprint if self.prior is not None else "",
         )
         known = self._memo.get(key)
         if known is not None:
@@ -284,6 +307,10 @@ class ExpertAgent:
         if leaf > 0:
             return plan_steps(look, leaf)
         s = look.state
+        if self.prior is not None and (s.hp[0, : s.n_creatures[0]] > 0).sum() > 2:  # noqa: PLR2004
+            leaf = prior_turn(look, self.prior)
+            if leaf > 0:
+                return plan_steps(look, leaf)
         team = int(s.team[0, s.actor[0]])
         allow = np.ones(n_actions, dtype=np.int8)
         allow[RUN_INDEX] = 0
@@ -434,57 +461,6 @@ def _in_reach_of_enemy(battle: Battle, c: Creature) -> bool:
         and battle.cells_distance(battle.cells_of(c), battle.cells_of(o)) <= reach
         for o in battle.creatures.values()
     )
-
-
-def perceived(battle: Battle, observer: str) -> Battle:
-    """The battle as ``observer`` knows it under facing-limited perception (issue 36): a
-    copy in which each foe it does not perceive stands where it last perceived it
-    (``Battle.last_seen``), or, when it never did or that space is taken now, in the free
-    space farthest from it. ``battle`` itself when it perceives every foe."""
-    hidden = unseen(battle, observer)
-    if not hidden:
-        return battle
-    view = battle.snapshot()
-    me = view.creatures[observer]
-    known = battle.last_seen.get(observer, {})
-    unplaced = set(hidden)  # where these stand now is not known: no square is theirs yet
-    for c in view.creatures.values():
-        if c.id not in hidden:
-            continue
-        unplaced.discard(c.id)
-        spot = known.get(c.id)
-        if spot is None or not _free(view, c, spot, unplaced):
-            spot = _farthest_free(view, c, me.pos, unplaced)
-        if spot is not None:
-            view.place(c, spot)
-    return view
-
-
-def _free(battle: Battle, c: Creature, pos: tuple[int, int], ignore: set[str]) -> bool:
-    """Whether ``c``'s space at ``pos`` is on passable ground and nobody else's (but the
-    creatures in ``ignore``)."""
-    return all(
-        battle.in_bounds(cell)
-        and battle.terrain_at(cell) not in (Terrain.BLOCKED, Terrain.PILLAR)
-        and all(o == c.id or o in ignore for o in battle.occupants(cell))
-        for cell in c.shape.cells(pos)
-    )
-
-
-def _farthest_free(
-    battle: Battle, c: Creature, origin: tuple[int, int], ignore: set[str]
-) -> tuple[int, int] | None:
-    """The free space for ``c`` farthest from ``origin`` (ties: the first in row order)."""
-    best, far = None, -1
-    for y in range(battle.height):
-        for x in range(battle.width + battle.height):
-            pos = (x, y)
-            if not battle.in_bounds(pos) or not _free(battle, c, pos, ignore):
-                continue
-            d = battle.distance(origin, pos)
-            if d > far:
-                best, far = pos, d
-    return best
 
 
 def _gaps(look: Lookahead, rows: np.ndarray, who: np.ndarray) -> np.ndarray:
