@@ -239,6 +239,8 @@ class ExpertAgent:
             return self.plan(battle, n_actions)
         look = self.look
         self._load(battle, n_actions)
+        if self._prior_plays():  # the prior's turn is no search: nothing to replay
+            return self._search(n_actions)
         s = look.state
         kept = int(s.round[0])
         s.round[0] = 0  # the root's key without its round (state_hash keys every field)
@@ -270,6 +272,11 @@ class ExpertAgent:
             found = shipped_priors().get(fingerprint(look, battle)) if self.priors else None
             self._priors[key] = found
         self.prior = self._priors[key]
+
+    def _prior_plays(self) -> bool:
+        """Whether the prior plays the battle loaded (module docstring, 6)."""
+        s = self.look.state
+        return self.prior is not None and (s.hp[0, : s.n_creatures[0]] > 0).sum() > 2  # noqa: PLR2004
 
     def _search(self, n_actions: int) -> list[tuple[int, np.uint64]]:
         """:meth:`plan` from the battle already loaded in the search's row 0: in a
@@ -307,7 +314,7 @@ class ExpertAgent:
         if leaf > 0:
             return plan_steps(look, leaf)
         s = look.state
-        if self.prior is not None and (s.hp[0, : s.n_creatures[0]] > 0).sum() > 2:  # noqa: PLR2004
+        if self._prior_plays():
             leaf = prior_turn(look, self.prior)
             if leaf > 0:
                 return plan_steps(look, leaf)

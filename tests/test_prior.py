@@ -208,3 +208,33 @@ def test_exporting_a_model_of_another_layout_names_both(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "d.zip: the model takes" in err and "skirmish has 2341 and 47" in err
     assert not (tmp_path / "p.npz").exists()
+
+
+def test_while_more_than_two_stand_the_expert_is_the_prior_move_by_move():
+    """A whole skirmish game against `flanker`: at every decision of the expert's creatures
+    with more than two creatures standing, its action is the prior's on the env's own
+    observation and mask (the plan on the search rows, mean dice, changes nothing: the
+    expert re-reads the battle after every roll, and a waiting turn is not replayed)."""
+    from facing_env.agents import make_agent
+
+    prior = next(iter(shipped_priors().values()))
+    env = raw_env(scenario="skirmish")
+    expert, flanker = ExpertAgent(), make_agent("flanker")
+    checked = 0
+    for seed in (2, 9):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            if not agent.startswith("red"):
+                env.step(flanker.act(obs["observation"], obs["action_mask"], None))
+                continue
+            action = expert.act_battle(env.battle, obs["action_mask"], game=seed)
+            if sum(c.hp > 0 for c in env.battle.creatures.values()) > 2:
+                want = prior.actions(obs["observation"][None], obs["action_mask"][None])[0]
+                assert action == want, (seed, env.battle.initiative.round)
+                checked += 1
+            env.step(action)
+    assert checked >= 20
