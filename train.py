@@ -1,15 +1,15 @@
 """Train a MaskablePPO team policy on a facing_env scenario, then evaluate it.
 
     python train.py                                  # the default job: duel, ~11 min on 2 CPUs
-    python train.py --scenario skirmish              # under 40 min on 2 CPUs
+    python train.py --scenario skirmish              # about 15-25 min on 2 CPUs
     python train.py --help                           # every option, with its description
 
 Options left unset take the scenario's recipe (:data:`RECIPES`): on the duel the policy is
 a clone of the ``expert`` search agent (its decisions, then two DAgger rounds; the policy
-sees the round as a thermometer code, ``--policy clock``) and no PPO step follows;
-on the skirmish a clone of ``flanker`` and 2.4M PPO steps against the league on rolled
-dice only, elsewhere a clone of ``flanker`` and 800k steps with half the environments on
-expected dice.
+sees the round as a thermometer code, ``--policy clock``) and no PPO step follows; on
+the skirmish a clone of the ``expert`` too (which plays a learned prior there), on rolled
+dice, with no PPO; elsewhere a clone of ``flanker`` and 800k steps with half the
+environments on expected dice.
 
 Read top to bottom (cleanrl style): arguments, seeding and run name, environments (one
 learner plays a whole team against an opponent pool of scripted agents and, with
@@ -71,7 +71,7 @@ class Args:
     """seed of the model, the environments and the evaluation"""
     total_timesteps: int | None = None
     """PPO's learner actions after the cloning (0: none, the cloned policy is the model);
-    default: the scenario's recipe (RECIPES: 0 on the duel, 2.4M on the skirmish, 800k
+    default: the scenario's recipe (RECIPES: 0 on the duel and the skirmish, 800k
     elsewhere)"""
     n_envs: int = 8
     """environments stepped together (more amortise each policy forward pass)"""
@@ -101,7 +101,8 @@ class Args:
     """an agent whose play the policy copies before PPO starts (behaviour cloning: its
     decisions in battles against the opponent pool, facing_env.train.imitation; the value
     head learns the returns that followed them); None: PPO from a random policy; 'auto':
-    the scenario's recipe (RECIPES: the expert on the duel, flanker elsewhere).
+    the scenario's recipe (RECIPES: the expert on the duel and the skirmish, flanker
+    elsewhere).
     The clone of flanker took the skirmish from 0.46-0.61 / 0.10-0.38 / 0.16-0.75 to about
     0.67 / 0.66 / 0.94 against aggressive / flanker / defensive; DAgger of the expert
     plays the duel at the expert's level (docs/training.md)"""
@@ -239,13 +240,15 @@ RECIPES: dict[str, Recipe] = {
     # "Learning the expert"); a clone of flanker with 800k PPO steps stayed at 0.59 /
     # 0.38-0.49 / 0.60-0.65; about 11 minutes on 2 cores
     "duel": Recipe("expert", 100_000, 3, 20, 0, clone_dagger_share=0.4, policy="clock"),
-    # a clone of flanker and 2.4M PPO steps against the league on rolled dice only: in
-    # train.py's report (200 games per pair) training seeds 1-4 win 0.71-0.78 against
-    # aggressive, 0.78-0.80 against flanker and 0.94-0.96 against defensive; over 1,000
-    # games (seeds 400,000 on) 0.688 / 0.798 / 0.793 / 0.698 against aggressive, where
-    # half the environments on expected dice gave 0.675 / 0.730 / 0.709 on seeds 1-3;
-    # about 38 minutes beside another run on 2 cores (docs/training.md, "Current numbers")
-    "skirmish": Recipe("flanker", 200_000, 1, 4, 2_400_000, expected_dice_share=0.0),
+    # a clone of the expert (which plays its learned prior there) with two DAgger rounds,
+    # on rolled dice, no PPO: over 1,000 games (seeds 400,000 on) training seeds 1 and 2
+    # win 0.799 / 0.788 against aggressive, 0.859 / 0.859 against flanker and 0.944 /
+    # 0.950 against defensive, where a clone of flanker and 2.4M PPO steps won 0.688-0.798
+    # / 0.764-0.848 / 0.940-0.956 over four seeds in 35-38 minutes; about 24 minutes each,
+    # two side by side on 2 cores (docs/training.md, "Current numbers")
+    "skirmish": Recipe(
+        "expert", 100_000, 3, 20, 0, clone_dagger_share=0.4, expected_dice_share=0.0
+    ),
 }
 """Recipes by scenario name; every other scenario takes :data:`DEFAULT_RECIPE`."""
 DEFAULT_RECIPE = Recipe("flanker", 200_000, 1, 4, 800_000)

@@ -686,9 +686,9 @@ def test_approach_shaping_keeps_the_potential_at_the_round_limit():
 def test_train_py_options_left_unset_take_the_scenarios_recipe(train):
     """The duel's recipe is a clone of the expert (60k of its own decisions, then two DAgger
     rounds of 20k, 20 passes, the MLP with the round's thermometer code) with no PPO; the
-    skirmish's a clone of flanker (a plain MLP) and 2.4M PPO steps on rolled dice only;
-    every other scenario's the same with 800k, half the environments on expected dice; an
-    option given wins over the recipe."""
+    skirmish's the same with a plain MLP on rolled dice only; every other scenario's a
+    clone of flanker (a plain MLP) and 800k PPO steps, half the environments on expected
+    dice; an option given wins over the recipe."""
     duel = train.with_recipe(train.Args())
     assert (duel.clone, duel.clone_samples, duel.clone_rounds, duel.clone_epochs) == (
         "expert",
@@ -701,12 +701,12 @@ def test_train_py_options_left_unset_take_the_scenarios_recipe(train):
     assert train.clone_shares(100_000, 3, 0.4) == [60_000, 20_000, 20_000]
     skirmish = train.with_recipe(train.Args(scenario="skirmish"))
     assert (skirmish.clone, skirmish.clone_samples, skirmish.clone_rounds) == (
-        "flanker",
-        200_000,
-        1,
+        "expert",
+        100_000,
+        3,
     )
-    assert (skirmish.clone_epochs, skirmish.total_timesteps) == (4, 2_400_000)
-    assert skirmish.clone_dagger_share is None and skirmish.policy == "mlp"
+    assert (skirmish.clone_epochs, skirmish.total_timesteps) == (20, 0)
+    assert skirmish.clone_dagger_share == 0.4 and skirmish.policy == "mlp"
     assert skirmish.expected_dice_share == 0.0
     other = train.with_recipe(train.Args(scenario="ogre"))  # DEFAULT_RECIPE
     assert (other.clone, other.clone_samples, other.clone_rounds) == ("flanker", 200_000, 1)
