@@ -1,7 +1,7 @@
 """Train a MaskablePPO team policy on a facing_env scenario, then evaluate it.
 
     python train.py                                  # the default job: duel, ~11 min on 2 CPUs
-    python train.py --scenario skirmish              # about 15-25 min on 2 CPUs
+    python train.py --scenario skirmish              # about 12 min on 2 CPUs
     python train.py --help                           # every option, with its description
 
 Options left unset take the scenario's recipe (:data:`RECIPES`): on the duel the policy is
@@ -244,8 +244,8 @@ RECIPES: dict[str, Recipe] = {
     # on rolled dice, no PPO: over 1,000 games (seeds 400,000 on) training seeds 1 and 2
     # win 0.799 / 0.788 against aggressive, 0.859 / 0.859 against flanker and 0.944 /
     # 0.950 against defensive, where a clone of flanker and 2.4M PPO steps won 0.688-0.798
-    # / 0.764-0.848 / 0.940-0.956 over four seeds in 35-38 minutes; about 24 minutes each,
-    # two side by side on 2 cores (docs/training.md, "Current numbers")
+    # / 0.764-0.848 / 0.940-0.956 over four seeds in 35-38 minutes; 12 minutes alone on 2
+    # cores (docs/training.md, "Current numbers")
     "skirmish": Recipe(
         "expert", 100_000, 3, 20, 0, clone_dagger_share=0.4, expected_dice_share=0.0
     ),
