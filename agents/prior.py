@@ -30,6 +30,7 @@ import numpy as np
 
 from facing_env.agents.lookahead import Lookahead
 from facing_env.fast import observation as fobs
+from facing_env.limits import MAX_MODEL_WEIGHTS_BYTES
 from facing_env.observation import ObservationLayout
 from facing_env.rules.battle import Battle
 
@@ -98,7 +99,15 @@ def load_prior(path: str | Path) -> Prior:
     path = Path(path)
     try:
         with np.load(path, allow_pickle=False) as archive:
+            total = sum(info.file_size for info in archive.zip.infolist())
+            if total > MAX_MODEL_WEIGHTS_BYTES:
+                raise PriorFileError(
+                    f"{path}: {total} bytes uncompressed, over the limit of "
+                    f"{MAX_MODEL_WEIGHTS_BYTES} (facing_env.limits.MAX_MODEL_WEIGHTS_BYTES)"
+                )
             data = {name: archive[name] for name in archive.files}
+    except PriorFileError:
+        raise
     except Exception as error:  # a missing file, not a zip, an object array, ...
         raise PriorFileError(f"{path}: not a prior archive ({error})") from None
     text = {name: _text(path, data, name) for name in _TEXT_FIELDS}

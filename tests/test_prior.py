@@ -145,6 +145,17 @@ def test_a_bad_prior_file_is_refused_with_its_name_and_problem(tmp_path, entries
     assert problem in str(error.value)
 
 
+def test_a_prior_over_the_size_limit_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    """The archive's uncompressed size is checked first (a small file can inflate)."""
+    import facing_env.agents.prior as prior_module
+
+    path = _write(tmp_path / "big.npz", weight_0=np.zeros((3, 70)), bias_0=np.zeros(3))
+    monkeypatch.setattr(prior_module, "MAX_MODEL_WEIGHTS_BYTES", 1000)
+    with pytest.raises(PriorFileError, match=re.escape("big.npz: ")) as error:
+        load_prior(path)
+    assert "bytes uncompressed, over the limit of 1000" in str(error.value)
+
+
 def test_a_prior_with_pickled_or_non_finite_values_is_refused(tmp_path):
     """Object arrays would need unpickling: refused, never loaded; NaN weights too."""
     pickled = tmp_path / "pickled.npz"
