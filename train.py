@@ -252,8 +252,9 @@ RECIPES: dict[str, Recipe] = {
 }
 """Recipes by scenario name; every other scenario takes :data:`DEFAULT_RECIPE`."""
 DEFAULT_RECIPE = Recipe("flanker", 200_000, 1, 4, 800_000)
-"""A clone of ``flanker`` and 800k PPO steps against the league (the expert, a search,
-labels a 2-against-2 skirmish's decisions too slowly for its 60 minutes)."""
+"""A clone of ``flanker`` and 800k PPO steps against the league (the expert's search labels
+the decisions of scenarios with more than two creatures too slowly for their 60 minutes;
+on the skirmish it plays its learned prior, which is fast)."""
 
 
 _RECIPE_OPTIONS = tuple(f.name for f in fields(Recipe) if f.name != "clone")

@@ -267,7 +267,7 @@ class ExpertAgent:
         """Load ``battle`` into the search's row 0, and find the prior that plays it."""
         look = self.look
         look.load(battle, n_actions)
-        key = (battle.ruleset, battle.kind, battle.perception, n_actions, look.fixed)
+        key = (self.priors, battle.ruleset, battle.kind, battle.perception, n_actions, look.fixed)
         if key not in self._priors:
             found = shipped_priors().get(fingerprint(look, battle)) if self.priors else None
             self._priors[key] = found

@@ -114,6 +114,8 @@ def load_prior(path: str | Path) -> Prior:
     if text["format"] != FORMAT:
         raise PriorFileError(f"{path}: format {text['format']!r}, expected {FORMAT!r}")
     ints = {name: _int(path, data, name) for name in _INT_FIELDS}
+    if ints["window"] % 2 == 0:
+        raise PriorFileError(f"{path}: entry 'window' is {ints['window']}, not odd")
     layers = _layers(path, data)
     layout = ObservationLayout(ints["window"], ints["n_slots"])
     if layers[0][0].shape[1] != layout.size or layers[-1][0].shape[0] != ints["n_actions"]:
@@ -182,6 +184,11 @@ def prior_turn(look: Lookahead, prior: Prior) -> int:
     (on the search rows: mean dice); -1 when the rows run out."""
     s = look.state
     assert s is not None and look.tables is not None
+    if prior.layout.n_slots > s.present.shape[1]:
+        raise PriorFileError(
+            f"{prior.path}: {prior.layout.n_slots} creature slots, more than the battle's "
+            f"{s.present.shape[1]} (a fingerprint that matches a battle it does not fit)"
+        )
     view = fobs.view_for(look.tables, s, prior.layout, prior.max_rounds)
     out = np.zeros((1, prior.layout.size), dtype=np.float32)
     slots = np.full(1, fobs.KEEP, dtype=np.int32)

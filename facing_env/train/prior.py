@@ -6,8 +6,9 @@
 
 The model must be a MaskablePPO MLP policy (``--policy mlp``, train.py's default) trained
 on the scenario; its actor (the policy network's layers and the action head) is stored in
-float16 with the scenario's fingerprint, observation layout and round limit. Needs the
-training extra (torch), to read the model file.
+float16 with the scenario's fingerprint, observation layout and round limit, taken from
+the scenario with the env's default options (full perception, its own round limit). Needs
+the training extra (torch), to read the model file.
 """
 
 from __future__ import annotations
@@ -71,9 +72,14 @@ def export_prior(model_path: str | Path, scenario: str, out: str | Path, source:
         entries[f"bias_{j}"] = bias.astype(np.float16)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("wb") as handle:
-        np.savez_compressed(handle, **entries)
-    load_prior(out)
+    draft = out.with_name(out.name + ".part")
+    try:
+        with draft.open("wb") as handle:
+            np.savez_compressed(handle, **entries)
+        load_prior(draft)  # float16 overflow, say: nothing is left at ``out``
+        draft.replace(out)
+    finally:
+        draft.unlink(missing_ok=True)
     return out
 
 
