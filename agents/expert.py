@@ -30,9 +30,18 @@ its plan said it would be, as after a roll that differed from its mean) the expe
      strike this turn walks in);
    - a foe with an enemy within its reach stays in its square (no 5-foot step, no
      withdrawal) until the expert has seen it leave a square with an enemy within its
-     reach (:class:`_Sightings`, per game: what the foe has done, never which agent it is);
+     reach (:class:`Sightings`, per game: what the foe has done, never which agent it is);
    - it does not see readied attacks coming (it chooses as if no one were readied; the
-     chosen reply is then played with the readied attacks going off).
+     chosen reply is then played with the readied attacks going off);
+   - a foe out of every enemy's reach that the expert has seen holding a readied attack
+     there, and never seen come to a fight (walk more than a square, or step into an
+     enemy's reach: :class:`~facing_env.agents.belief.Sightings`), stays where it is:
+     it turns, readies or ends its turn, and nothing it can strike from a walk counts
+     in the expert's score. Against such a foe the expert plays the search in a
+     one-on-one melee too (not the table of 5, which has no turn that leaves the fight):
+     it finds the strike and the 5-foot step back out of reach, and next turn the walk
+     round the foe into its rear (UA-PER-02: no readied attack goes off there; UA-OPP-02:
+     +4) (:data:`WAITERS`).
 
    The expert never reads which agent it faces;
 4. plays the first action of the plan whose score after the replies (plus
@@ -89,7 +98,7 @@ from facing_env.actions import (
     STEP_BASE,
     TURN_BASE,
 )
-from facing_env.agents.belief import perceived
+from facing_env.agents.belief import Sightings, perceived
 from facing_env.agents.lookahead import (
     _AREA_VALUE,
     Lookahead,
@@ -101,9 +110,7 @@ from facing_env.agents.melee import melee_turn
 from facing_env.agents.prior import Prior, fingerprint, prior_turn, shipped_priors
 from facing_env.fast.lookup import FRONT_CODE
 from facing_env.rules import engine
-from facing_env.rules.battle import Battle, Creature
-from facing_env.rules.opportunity import melee_reach
-from facing_env.tables import FEET_PER_SQUARE
+from facing_env.rules.battle import Battle
 from facing_env.types import Perception
 
 REPLIES = 10
@@ -158,6 +165,9 @@ the readied corner that a foe waiting out of reach walks into, docs/training.md)
 MAX_REPLY_ROUNDS = 4
 """Turns played out after the expert's creature's turn, at most (foes' replies and allies'
 turns, until that creature acts again)."""
+WAITERS = True
+"""Whether the expert models a foe seen waiting as staying where it is (module docstring,
+3); ``False`` is the model before 2026-11-28 (every foe out of reach walks in)."""
 MEMO_SIZE = 65536
 """Searches the expert remembers (:meth:`ExpertAgent._search`), oldest forgotten first."""
 
@@ -177,10 +187,11 @@ class ExpertAgent:
         self._priors: dict[tuple, Prior | None] = {}
         self.look = Lookahead(capacity)
         self._plans: dict[int, list[tuple[int, np.uint64]]] = {}
-        self._seen: dict[int, _Sightings] = {}
+        self._seen: dict[int, Sightings] = {}
         self._waits: dict[int, tuple[tuple[int, bytes], list[int]]] = {}
         self._memo: dict[tuple, tuple[tuple[int, np.uint64], ...]] = {}
         self.steppers = np.zeros(0, dtype=bool)
+        self.waiters = np.zeros(0, dtype=bool)
 
     def fork(self) -> ExpertAgent:
         """An expert for another game: its own plan, the same search rows (games played
@@ -196,6 +207,7 @@ class ExpertAgent:
         other._waits = {}
         other._memo = self._memo
         other.steppers = np.zeros(0, dtype=bool)
+        other.waiters = np.zeros(0, dtype=bool)
         return other
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: object) -> int:
@@ -214,7 +226,9 @@ class ExpertAgent:
         mask = np.asarray(action_mask)
         if battle.perception is not Perception.FULL and battle.turn is not None:
             battle = perceived(battle, battle.turn.actor)
-        self.steppers = self._seen.setdefault(game, _Sightings()).update(battle)
+        seen = self._seen.setdefault(game, Sightings())
+        self.steppers = seen.update(battle)
+        self.waiters = seen.waiting(battle) if WAITERS else np.zeros(0, dtype=bool)
         plan = self._plans.get(game)
         if plan and self.look.fits(battle, mask.shape[0]):
             self.look.load_root(battle)
@@ -244,7 +258,10 @@ class ExpertAgent:
         s = look.state
         kept = int(s.round[0])
         s.round[0] = 0  # the root's key without its round (state_hash keys every field)
-        key = (int(look.hashes(np.zeros(1, dtype=np.int64))[0]), self.steppers.tobytes())
+        key = (
+            int(look.hashes(np.zeros(1, dtype=np.int64))[0]),
+            self.steppers.tobytes() + self.waiters.tobytes(),
+        )
         s.round[0] = kept
         last = self._waits.get(game)
         if last is not None and last[0] == key:
@@ -273,6 +290,16 @@ class ExpertAgent:
             self._priors[key] = found
         self.prior = self._priors[key]
 
+    def _waiter_in_melee(self) -> bool:
+        """Whether a foe of the acting creature seen waiting stands in the battle loaded."""
+        s = self.look.state
+        k = s.n_creatures[0]
+        w = self.waiters
+        team = s.team[0, s.actor[0]]
+        return any(
+            i < w.size and w[i] and s.team[0, i] != team and s.hp[0, i] > 0 for i in range(k)
+        )
+
     def _prior_plays(self) -> bool:
         """Whether the prior plays the battle loaded (module docstring, 6)."""
         s = self.look.state
@@ -293,7 +320,7 @@ class ExpertAgent:
         key = (
             look.fixed,
             int(look.hashes(np.zeros(1, dtype=np.int64))[0]),
-            self.steppers.tobytes(),
+            self.steppers.tobytes() + self.waiters.tobytes(),
             n_actions,
             self.replies,
             self.prior.fingerprint if self.prior is not None else "",
@@ -310,7 +337,7 @@ class ExpertAgent:
     def _searched(self, n_actions: int) -> list[tuple[int, np.uint64]]:
         """:meth:`_search` without the memory."""
         look = self.look
-        leaf = melee_turn(look, self.steppers)
+        leaf = -1 if self._waiter_in_melee() else melee_turn(look, self.steppers)
         if leaf > 0:
             return plan_steps(look, leaf)
         s = look.state
@@ -324,7 +351,7 @@ class ExpertAgent:
         leaves = turn_tree(look, np.zeros(1, dtype=np.int64), allow)
         if leaves.size == 0:
             return []
-        first = evaluate(look, leaves, team)
+        first = evaluate(look, leaves, team, self.waiters)
         order = np.lexsort((leaves, -first))
         pick = order[: self.replies]
         ready = order[look.action[leaves[order]] == READY_INDEX]
@@ -359,9 +386,9 @@ class ExpertAgent:
                 look.used = mark  # the chunk's search rows go back; its endings stay
                 kept = look.copy_rows(ends)
                 if kept.size < groups.size:
-                    return evaluate(look, cur, team)
+                    return evaluate(look, cur, team, self.waiters)
                 cur[groups] = kept
-        return evaluate(look, cur, team)
+        return evaluate(look, cur, team, self.waiters)
 
     def _side_turn_rows(self, starts: np.ndarray, team: int, n_actions: int) -> np.ndarray:
         """The row each of ``starts`` reaches after its actor's turn (``starts`` itself
@@ -410,13 +437,19 @@ class ExpertAgent:
         slots = (n_actions - ATTACK_BASE) // len(SLOT_KINDS)
         withdraw = ATTACK_BASE + SLOT_KINDS.index(engine.WITHDRAW) * slots
         allow[still, withdraw : withdraw + slots] = 0
+        waits = self.waiters
+        waiting = np.array(
+            [a < waits.size and waits[a] for a in look.state.actor[roots]], dtype=bool
+        )
+        waiting &= foe & ~engaged  # seen waiting out of reach: it does not come
+        allow[np.ix_(waiting, np.arange(MOVE_BASE, TURN_BASE))] = 0
         group = np.full(look.capacity, -1, dtype=np.int64)
         group[roots] = np.arange(roots.size)
         leaves = turn_tree(look, roots, allow, group, approach=~engaged, reply=foe)
         chosen = np.full(roots.size, -1, dtype=np.int64)
         if leaves.size == 0:
             return chosen
-        value = np.round(evaluate(look, leaves, team), 6)
+        value = np.round(evaluate(look, leaves, team, self.waiters), 6)
         value = np.where(foe[group[leaves]], value, -value)
         # a foe out of every enemy's reach ends its turn as near one as it can
         gap = np.zeros(leaves.size, dtype=np.int64)
@@ -429,45 +462,6 @@ class ExpertAgent:
         firsts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
         chosen[g[firsts]] = leaves[order[firsts]]
         return chosen
-
-
-class _Sightings:
-    """What the expert has seen its foes do in one game: which creatures (by their index
-    in the battle) have changed square while an enemy stood within their reach (a 5-foot
-    step, a withdrawal or a walk out of a fight), between two of its decisions."""
-
-    def __init__(self) -> None:
-        self.where: dict[str, tuple[tuple[int, int], bool]] = {}
-        self.stepped: set[str] = set()
-        self.clock: tuple[int, int] = (0, 0)
-
-    def update(self, battle: Battle) -> np.ndarray:
-        """Note where every creature stands now; returns the flags by creature index. A
-        battle earlier than the last one seen, or with creatures not seen before (a new
-        battle in the same game slot, as a ``VectorEnv`` starts one when one ends), starts
-        the sightings over."""
-        clock = (battle.initiative.round, battle.initiative.index)
-        if clock < self.clock or not set(battle.creatures) <= set(self.where or battle.creatures):
-            self.where, self.stepped = {}, set()
-        self.clock = clock
-        ids = list(battle.creatures)
-        for c in battle.creatures.values():
-            before = self.where.get(c.id)
-            if before is not None and before[1] and before[0] != c.pos and c.hp > 0:
-                self.stepped.add(c.id)
-            self.where[c.id] = (c.pos, _in_reach_of_enemy(battle, c))
-        return np.array([i in self.stepped for i in ids], dtype=bool)
-
-
-def _in_reach_of_enemy(battle: Battle, c: Creature) -> bool:
-    """Whether a living enemy of ``c`` stands within ``c``'s melee reach (at least 1)."""
-    reach = max(melee_reach(c) // FEET_PER_SQUARE, 1)
-    return any(
-        o.team != c.team
-        and o.hp > 0
-        and battle.cells_distance(battle.cells_of(c), battle.cells_of(o)) <= reach
-        for o in battle.creatures.values()
-    )
 
 
 def _gaps(look: Lookahead, rows: np.ndarray, who: np.ndarray) -> np.ndarray:
@@ -662,7 +656,9 @@ def _keys(
         return keys + group[rows].astype(np.uint64) * _GROUP_KEY
 
 
-def evaluate(look: Lookahead, rows: np.ndarray, team: int) -> np.ndarray:
+def evaluate(
+    look: Lookahead, rows: np.ndarray, team: int, waiting: np.ndarray | None = None
+) -> np.ndarray:
     """The expert's score of each row for ``team`` (module docstring, 2), in hit points."""
     s = look.state
     k = s.n_creatures[0]
@@ -690,6 +686,11 @@ def evaluate(look: Lookahead, rows: np.ndarray, team: int) -> np.ndarray:
     free = ~_in_reach(s, rows, k)
     moves = np.zeros((rows.size, s.present.shape[1]), dtype=np.int64)
     moves[:, :k] = np.where(next_side & free, walk[None, :], 1)
+    if waiting is not None and waiting.size:
+        still = np.zeros(k, dtype=bool)
+        still[: min(k, waiting.size)] = waiting[:k]
+        still &= foes
+        moves[:, :k] = np.where(still[None, :] & free, 0, moves[:, :k])
     pot = np.zeros((rows.size, s.present.shape[1]))
     attack_potential(look.tables, s, np.ascontiguousarray(rows), _AREA_VALUE, moves, pot)
     pot = pot[:, :k]

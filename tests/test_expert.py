@@ -275,6 +275,79 @@ def test_evaluate_in_worker_processes_plays_the_same_games():
     assert one.agents["expert"].attacks == two.agents["expert"].attacks
 
 
+SOUTH_EDGE_APART = """
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . A . . . .
+    . . . . . . . . .
+    . . . . B . . . .
+"""
+SOUTH_EDGE_TOGETHER = """
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . A . . . .
+    . . . . B . . . .
+"""
+
+
+@pytest.mark.parametrize(("seen_waiting", "plan"), [
+    (False, ["FIVE_FOOT_STEP(SE)", "TURN(slot 6)", "ATTACK(slot 1)", "TURN(slot 7)"]),
+    (True, ["ATTACK(slot 1)", "FIVE_FOOT_STEP(N)", "END_TURN"]),
+])  # fmt: skip
+def test_a_foe_seen_waiting_is_struck_and_left(seen_waiting, plan):
+    """B stands against the south edge facing N, A north of it, in its front. A foe never
+    seen holding a readied attack out of reach is the melee table's foe: the expert
+    5-foot-steps into B's flank (UA-MOVE-05), turns and attacks at +2 (UA-OPP-01). Once
+    the expert has seen B wait (readied, out of every enemy's reach, and not come since:
+    ``Sightings.waiting``), B is modelled as staying where it is, so the expert strikes
+    from where it stands and 5-foot-steps back out of B's reach (SRD-AOO-04: the step
+    draws no attack of opportunity): B cannot strike back this turn, and next turn the
+    expert walks in again where B's readied attack cannot go off (UA-PER-02) or goes off
+    at -5 (UA-ATK-02, from B's flank)."""
+    expert = ExpertAgent()
+    n = ActionCodec(2).n
+    mask = np.ones(n, dtype=np.int8)
+    if seen_waiting:
+        apart = _a_to_act(SOUTH_EDGE_APART, "S", "N")
+        apart.creatures["B"].readied = True
+        expert.act_battle(apart, mask)
+    together = _a_to_act(SOUTH_EDGE_TOGETHER, "S", "N")
+    expert.act_battle(together, mask)
+    assert list(expert.waiters) == [False, seen_waiting]
+    assert [NAMES[a] for a, _ in expert.plan(together, n)] == plan
+
+
+def test_a_waiting_foe_that_comes_is_waiting_no_more():
+    """``Sightings.waiting`` flags a creature seen readied out of every enemy's reach; a
+    walk of more than a square, or a step into an enemy's reach, clears the flag for the
+    rest of the game (the expert's model of that foe goes back to walking in)."""
+    from facing_env.agents.belief import Sightings
+
+    apart = _a_to_act(SOUTH_EDGE_APART, "S", "N")
+    apart.creatures["B"].readied = True
+    seen = Sightings()
+    seen.update(apart)
+    assert list(seen.waiting(apart)) == [False, True]
+    stepped = _a_to_act(SOUTH_EDGE_APART, "S", "N")
+    stepped.creatures["B"].pos = (4, 5)  # B steps north, into A's reach
+    seen.update(stepped)
+    assert list(seen.waiting(stepped)) == [False, False]
+    apart.creatures["B"].readied = True
+    seen.update(apart)  # readied out of reach again: it has come once, it is no waiter
+    assert list(seen.waiting(apart)) == [False, False]
+    walked = Sightings()
+    walked.update(apart)
+    moved = _a_to_act(SOUTH_EDGE_APART, "S", "N")
+    moved.creatures["B"].pos = (6, 6)  # two squares in one go: a walk
+    walked.update(moved)
+    assert list(walked.waiting(moved)) == [False, False]
+
+
 def test_sightings_start_over_with_a_new_battle_in_the_same_slot():
     """A VectorEnv starts a new battle in a slot when one ends: a battle earlier than the
     last one seen (round, turn) starts the expert's sightings over, so a foe's jump back to
