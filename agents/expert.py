@@ -659,7 +659,9 @@ def _keys(
 def evaluate(
     look: Lookahead, rows: np.ndarray, team: int, waiting: np.ndarray | None = None
 ) -> np.ndarray:
-    """The expert's score of each row for ``team`` (module docstring, 2), in hit points."""
+    """The expert's score of each row for ``team`` (module docstring, 2), in hit points.
+    ``waiting[k]``: creature ``k`` is a foe seen waiting (module docstring, 3), whose
+    attack potential counts only what it can strike from where it stands."""
     s = look.state
     k = s.n_creatures[0]
     present = s.present[0, :k]
