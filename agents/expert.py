@@ -260,7 +260,7 @@ class ExpertAgent:
         s.round[0] = 0  # the root's key without its round (state_hash keys every field)
         key = (
             int(look.hashes(np.zeros(1, dtype=np.int64))[0]),
-            self.steppers.tobytes() + self.waiters.tobytes(),
+            self._sighted(),
         )
         s.round[0] = kept
         last = self._waits.get(game)
@@ -290,15 +290,17 @@ class ExpertAgent:
             self._priors[key] = found
         self.prior = self._priors[key]
 
-    def _waiter_in_melee(self) -> bool:
-        """Whether a foe of the acting creature seen waiting stands in the battle loaded."""
+    def _sighted(self) -> tuple[bytes, bytes]:
+        """What the expert has seen its foes do, as a key (its plans depend on it)."""
+        return self.steppers.tobytes(), self.waiters.tobytes()
+
+    def _waiting_foe_stands(self) -> bool:
+        """Whether a living foe of the acting creature seen waiting stands in the battle
+        loaded (then the search, not the melee table, plays a one-on-one melee)."""
         s = self.look.state
         k = s.n_creatures[0]
-        w = self.waiters
-        team = s.team[0, s.actor[0]]
-        return any(
-            i < w.size and w[i] and s.team[0, i] != team and s.hp[0, i] > 0 for i in range(k)
-        )
+        foes = (s.team[0, :k] != s.team[0, s.actor[0]]) & (s.hp[0, :k] > 0)
+        return bool((_flags_of(self.waiters, np.arange(k)) & foes).any())
 
     def _prior_plays(self) -> bool:
         """Whether the prior plays the battle loaded (module docstring, 6)."""
@@ -320,7 +322,7 @@ class ExpertAgent:
         key = (
             look.fixed,
             int(look.hashes(np.zeros(1, dtype=np.int64))[0]),
-            self.steppers.tobytes() + self.waiters.tobytes(),
+            self._sighted(),
             n_actions,
             self.replies,
             self.prior.fingerprint if self.prior is not None else "",
@@ -337,7 +339,7 @@ class ExpertAgent:
     def _searched(self, n_actions: int) -> list[tuple[int, np.uint64]]:
         """:meth:`_search` without the memory."""
         look = self.look
-        leaf = -1 if self._waiter_in_melee() else melee_turn(look, self.steppers)
+        leaf = -1 if self._waiting_foe_stands() else melee_turn(look, self.steppers)
         if leaf > 0:
             return plan_steps(look, leaf)
         s = look.state
@@ -428,20 +430,14 @@ class ExpertAgent:
         engaged = _engaged(look, roots)
         walk = np.arange(MOVE_BASE, FIVE_FOOT_BASE)
         allow[np.ix_(engaged | ~foe, walk)] = 0  # a foe in reach, an ally: no walking
-        known = self.steppers
-        stepped = np.array(
-            [a < known.size and known[a] for a in look.state.actor[roots]], dtype=bool
-        )
+        actors = look.state.actor[roots]
+        stepped = _flags_of(self.steppers, actors)
         still = engaged & foe & ~stepped  # never seen leaving a fight: it stays in this one
         allow[np.ix_(still, np.arange(FIVE_FOOT_BASE, TURN_BASE))] = 0
         slots = (n_actions - ATTACK_BASE) // len(SLOT_KINDS)
         withdraw = ATTACK_BASE + SLOT_KINDS.index(engine.WITHDRAW) * slots
         allow[still, withdraw : withdraw + slots] = 0
-        waits = self.waiters
-        waiting = np.array(
-            [a < waits.size and waits[a] for a in look.state.actor[roots]], dtype=bool
-        )
-        waiting &= foe & ~engaged  # seen waiting out of reach: it does not come
+        waiting = _flags_of(self.waiters, actors) & foe & ~engaged  # it does not come
         allow[np.ix_(waiting, np.arange(MOVE_BASE, TURN_BASE))] = 0
         group = np.full(look.capacity, -1, dtype=np.int64)
         group[roots] = np.arange(roots.size)
@@ -462,6 +458,11 @@ class ExpertAgent:
         firsts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
         chosen[g[firsts]] = leaves[order[firsts]]
         return chosen
+
+
+def _flags_of(flags: np.ndarray, creatures: np.ndarray) -> np.ndarray:
+    """``flags`` (by creature index, possibly shorter) read for each of ``creatures``."""
+    return np.array([c < flags.size and flags[c] for c in creatures], dtype=bool)
 
 
 def _gaps(look: Lookahead, rows: np.ndarray, who: np.ndarray) -> np.ndarray:
