@@ -181,7 +181,7 @@ class Lookahead:
             k = self.state.present.shape[1]
             self._gone = np.zeros((self.capacity, k), dtype=np.bool_)
             self._agent_of = np.zeros((self.capacity, k), dtype=np.int64)
-            self._out = np.zeros((self.capacity, k), dtype=np.float32)
+            self._out = np.zeros((self.capacity, k), dtype=np.float64)  # the engine's type
             self._acc = np.zeros(k)
             self._killer = np.zeros(k, dtype=np.int64)
             self._weights = np.zeros(10, dtype=np.float64)

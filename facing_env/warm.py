@@ -1,9 +1,10 @@
 """Compiling the kernels ahead of use, and knowing when they are compiled.
 
-numba compiles the batched engine's kernels the first time they run (about 10 minutes of
+numba compiles the batched engine's kernels the first time they run (about 13 minutes of
 one core on a cold cache, once per version of the sources: :mod:`facing_env.fast.cache`;
-:func:`warm` splits the work over the cores: 9 min 7 s on 2 cores, measured on
-2026-11-27).
+:func:`warm` splits the work over the cores: 7 min 34 s on 2 cores, measured on
+2026-11-28, where it took 9 min 29 s on the same machine while the step kernel was
+compiled twice, for float32 and for float64 rewards).
 So that a fresh install's first battle does not wait for that:
 
 - :func:`warm` (``python -m facing_env warm``) compiles every kernel now (the AEC env,
@@ -183,7 +184,7 @@ def compile_in_background() -> bool:
     _child = child
     _say(
         "the kernels are not compiled yet; this env plays on the readable engine (the same "
-        "battles, more slowly) while they compile in the background (about 9 minutes on 2 "
+        "battles, more slowly) while they compile in the background (about 8 minutes on 2 "
         f"cores; log: {where / LOG})"
     )
     return True
@@ -256,12 +257,13 @@ def warm(argv: list[str] | None = None) -> int:
 PHASES = (("step", "scan"), ("aec", "scripted", "expert"))
 """What :func:`warm` compiles, phase after phase; the parts of a phase run in processes of
 their own when the machine has more than one core. The first phase splits the engine's two
-largest kernels between two processes (measured on one core: the step kernel about 350 s,
-the first scan about 110 s, the observation writer about 120 s): ``step`` compiles the step
-kernel, ``scan`` the scan, the observation writer, the batched mask scan and the scripted
-agents' decision kernels. The second phase plays an AEC battle, the scripted agents and the
-expert, which load those from the cache and compile the rest. A kernel two processes reach
-at once is compiled by both (numba's cache has no lock): the phases keep that rare."""
+largest kernels between two processes (measured on one core, 2026-11-28: the step kernel
+about 520 s; the scan, the observation writer and the rest of the part 270 s): ``step``
+compiles the step kernel, ``scan`` the scan, the observation writer, the batched mask scan
+and the scripted agents' decision kernels. The second phase plays an AEC battle, the
+scripted agents and the expert, which load those from the cache and compile the rest. A
+kernel two processes reach at once is compiled by both (numba's cache has no lock): the
+phases keep that rare."""
 PARTS = tuple(part for phase in PHASES for part in phase)
 """Every part, in order."""
 

@@ -142,12 +142,22 @@ class BatchEngine:
         self.cost = np.zeros((num_envs, n_actions), dtype=np.int32)
         self.gone = np.zeros((num_envs, layout.n_slots), dtype=np.bool_)
         self.agent_of = np.zeros((num_envs, layout.n_slots), dtype=np.int64)
-        self.rewards = np.zeros((num_envs, len(agent_names)), dtype=reward_dtype)
+        self._rewards = np.zeros((num_envs, len(agent_names)), dtype=np.float64)
+        """What the step kernel writes: always float64, so that one compiled step kernel
+        serves every engine (a float32 output array would be a second signature of the
+        largest kernel, minutes more of compiling on a cold cache)."""
+        self.rewards = (
+            self._rewards
+            if np.dtype(reward_dtype) == np.float64
+            else np.zeros((num_envs, len(agent_names)), dtype=reward_dtype)
+        )
+        """The last step's rewards per battle and agent, in ``reward_dtype`` (a copy of
+        the kernel's float64 ones, rounded as a store into it would round them)."""
         self.observations = np.zeros((num_envs, layout.size), dtype=np.float32)
         self._ends = np.zeros((num_envs, 2), dtype=np.bool_)
         self._everyone = np.ones(num_envs, dtype=np.bool_)
         self._slots = np.zeros(num_envs, dtype=np.int32)  # the type of state.actor
-        self._viewer = np.zeros(1, dtype=np.int64)
+        self._viewer = np.zeros(1, dtype=np.int32)  # as _slots: one observe_batch signature
         self._one = np.zeros(1, dtype=np.int64)  # step_one's action
         self._row = np.zeros((1, layout.size), dtype=np.float32)
         self._calls: dict[str, Any] = {}  # bound entry points (fast.jit.bind), by kernel,
@@ -302,6 +312,8 @@ class BatchEngine:
         args = self._step_args(actions, active)
         call = self._entry("step_all", step_all, *args, *self._scratch[0], 0, self.num_envs)
         self._over_rows(call, args, self._scratch)
+        if self.rewards is not self._rewards:
+            np.copyto(self.rewards, self._rewards, casting="same_kind")
         terminated, truncated = self._ends[:, 0], self._ends[:, 1]
         if self.ev.overflow.any():
             raise RuntimeError("a step made more events than the batched engine holds")
@@ -322,6 +334,8 @@ class BatchEngine:
             ready = self._ready("step_one", "step_all", step_all, args)
         self._one[0] = action
         ready()
+        if self.rewards is not self._rewards:
+            self.rewards[0] = self._rewards[0]
         if self.ev.overflow[0]:
             raise RuntimeError("a step made more events than the batched engine holds")
         return self._ends[0]
@@ -342,7 +356,7 @@ class BatchEngine:
             self.max_rounds,
             self.gone,
             self.agent_of,
-            self.rewards,
+            self._rewards,
             self._ends,
         )
 

@@ -236,8 +236,8 @@ def announce_compile() -> None:
     if _cold:
         _cold = False
         _say(
-            "compiling the kernels once, about 9 minutes of one core (later runs load them "
-            f"from {_active}; python -m facing_env warm compiles them all now, in 7 on 2 cores)"
+            "compiling the kernels once, about 13 minutes of one core (later runs load them "
+            f"from {_active}; python -m facing_env warm compiles them all now, in 8 on 2 cores)"
         )
 
 
