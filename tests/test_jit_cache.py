@@ -234,3 +234,34 @@ def test_an_empty_cache_announces_the_compile_once(tmp_path, monkeypatch, capsys
         config.CACHE_DIR = old
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("facing_env: compiling the kernels once"), err
+
+
+def test_every_engine_calls_one_compiled_step_kernel():
+    """The AEC env (float64 rewards), ``VectorEnv`` (float32) and the expert's lookahead
+    step the battles through one signature of the step kernel, the largest to compile
+    (about 520 s of one core): a second one would double that on a cold cache. The
+    float32 rewards are the kernel's float64 ones rounded."""
+    import numpy as np
+
+    from facing_env.agents import make_agent
+    from facing_env.env import raw_env
+    from facing_env.evaluation.match import play_games
+    from facing_env.fast.batch import step_all
+    from facing_env.vector import VectorEnv
+
+    aec = raw_env(scenario="duel", engine="compiled")
+    aec.reset(seed=3)
+    aec.step(int(np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"])[0]))
+    vec = VectorEnv("duel", num_envs=4, engine="compiled")
+    obs, _ = vec.reset(seed=3)
+    engine, earned = vec._engine, 0
+    for _ in range(60):  # the last legal action: an attack when one is legal
+        last = obs["action_mask"].shape[1] - 1 - obs["action_mask"][:, ::-1].argmax(axis=1)
+        obs = vec.step(last)[0]
+        assert engine.rewards.dtype == np.float32
+        assert np.array_equal(engine.rewards, engine._rewards.astype(np.float32))
+        earned += np.count_nonzero(engine.rewards)
+    assert earned > 0
+    lineup = {"red": make_agent("expert"), "blue": make_agent("aggressive")}
+    play_games("duel", [lineup], seed=0, max_rounds=2)
+    assert len(step_all.signatures) == 1
