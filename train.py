@@ -57,6 +57,7 @@ from facing_env.scenario import DEFAULT_SCENARIO, load_scenario, reward_weights
 from facing_env.train.league import WEIGHTINGS, League
 from facing_env.train.policies import clock_policy_kwargs, entity_policy_kwargs
 from facing_env.train.team_env import TeamLearnerEnv
+from facing_env.warm import compile_first
 
 
 @dataclass
@@ -661,6 +662,7 @@ def main(args: Args) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "args.json").write_text(json.dumps(vars(args), indent=2, default=list))
     announce(run_dir)  # before the compile, the cloning and the training
+    compile_first()  # a cold cache: every core compiles the kernels, not this process alone
     set_random_seed(args.seed)
     torch.set_num_threads(args.torch_threads)
 

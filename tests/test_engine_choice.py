@@ -278,3 +278,45 @@ def test_a_vector_env_chooses_its_engine_once(monkeypatch):
     assert not VectorEnv("duel", num_envs=2, seed=0, engine="auto")._readable
     with pytest.raises(ValueError, match="engine must be one of"):
         VectorEnv("duel", engine="fast")
+
+
+@pytest.mark.parametrize(
+    ("ready", "busy", "cores", "compiles"),
+    [
+        (False, False, 2, True),
+        (True, False, 2, False),
+        (False, True, 2, False),
+        (False, False, 1, False),
+    ],
+)
+def test_jobs_compile_a_cold_cache_on_every_core_first(
+    monkeypatch, capsys, ready, busy, cores, compiles
+):
+    """``train.py`` and the evaluation call ``compile_first``: on a cold cache it compiles
+    the kernels on every core (``warm``'s parts), saying so on stderr; when they are
+    compiled, being compiled elsewhere, or on one core, it does nothing."""
+    calls = []
+    monkeypatch.setattr(warm, "kernels_ready", lambda: ready)
+    monkeypatch.setattr(warm, "compiling", lambda: busy)
+    monkeypatch.setattr(warm.os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(warm, "compile_now", lambda: calls.append(1) or 412.4)
+    warm.compile_first()
+    captured = capsys.readouterr()
+    assert calls == ([1] if compiles else [])
+    assert captured.out == ""
+    if compiles:
+        assert captured.err.splitlines()[-1] == "facing_env: kernels compiled and cached in 412 s"
+    else:
+        assert captured.err == ""
+
+
+def test_train_py_and_the_evaluation_compile_first():
+    """Both jobs call it before their first kernel (a source check: running them on a cold
+    cache takes minutes)."""
+    import inspect
+
+    from facing_env.evaluation import evaluate
+
+    train = (Path(__file__).resolve().parent.parent / "train.py").read_text()
+    assert "compile_first()" in train.split("def main(", 1)[1].split("make_vec_env(", 1)[0]
+    assert "compile_first()" in inspect.getsource(evaluate.main)

@@ -57,6 +57,7 @@ from facing_env.evaluation.match import (
 )
 from facing_env.evaluation.report import AgentResult, PairResult, Report
 from facing_env.rules.dice import DICE_MODES
+from facing_env.warm import compile_first
 
 MIN_AGENTS = 2
 """A round robin needs two different agents."""
@@ -355,6 +356,7 @@ def main(argv: Sequence[str] | None = None) -> Report:
         players = _check_args(args, kwargs)
     except (ValueError, FacingEnvError) as exc:
         cli.fail(PROG, str(exc))
+    compile_first()  # a cold cache: every core compiles the kernels, not this process alone
     try:
         with PairBars(cli.PROGRESS[args.progress]) as bars:
             report = evaluate(
