@@ -232,6 +232,8 @@ def warm(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.background and hasattr(os, "nice"):
         os.nice(BACKGROUND_NICE)
+    if not kernels_ready():
+        print("compiling the kernels on every core (about 8 minutes on 2 cores)", flush=True)
     seconds = compile_now(background=args.background)
     if seconds is None:
         print("another process is compiling the kernels; nothing to do")
@@ -318,6 +320,7 @@ def _compile_all() -> None:
 
 def compile_part(part: str) -> None:
     """Run the kernels of one of :data:`PARTS` once."""
+    cache.hush()  # the compile is announced by whoever started it
     import numpy as np
 
     from facing_env.agents import make_agent

@@ -236,6 +236,23 @@ def test_an_empty_cache_announces_the_compile_once(tmp_path, monkeypatch, capsys
     assert len(err) == 1 and err[0].startswith("facing_env: compiling the kernels once"), err
 
 
+def test_no_compile_is_announced_once_the_cache_filled_or_hushed(tmp_path, monkeypatch, capsys):
+    """A process that found the cache empty says nothing when another filled it since
+    (``train.py``'s compile on every core first), nor after ``hush`` (warm's workers)."""
+    monkeypatch.setattr(_jit_cache, "_active", tmp_path)
+    monkeypatch.setattr(_jit_cache, "_cold", True)
+    (tmp_path / "kernel.nbi").write_bytes(b"")
+    _jit_cache.announce_compile()
+    (tmp_path / "kernel.nbi").unlink()
+    monkeypatch.setattr(_jit_cache, "_cold", True)
+    _jit_cache.hush()
+    _jit_cache.announce_compile()
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(_jit_cache, "_cold", True)  # empty, not hushed: said once
+    _jit_cache.announce_compile()
+    assert capsys.readouterr().err.startswith("facing_env: compiling the kernels once")
+
+
 def test_every_engine_calls_one_compiled_step_kernel():
     """The AEC env (float64 rewards), ``VectorEnv`` (float32) and the expert's lookahead
     step the battles through one signature of the step kernel, the largest to compile

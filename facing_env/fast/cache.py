@@ -231,14 +231,25 @@ _cold = False
 
 def announce_compile() -> None:
     """Say once, before the first kernel compiles into an empty cache, that it takes a
-    while (the batched engine calls this when it is first built)."""
+    while (the batched engine calls this when it is first built). Not when the cache was
+    filled since this process started (``train.py``'s compile on every core first), nor
+    after :func:`hush`."""
     global _cold
+    if _cold and _active is not None and any(_active.rglob("*.nbi")):
+        _cold = False
     if _cold:
         _cold = False
         _say(
             "compiling the kernels once, about 13 minutes of one core (later runs load them "
             f"from {_active}; python -m facing_env warm compiles them all now, in 8 on 2 cores)"
         )
+
+
+def hush() -> None:
+    """No :func:`announce_compile` line in this process (the workers of
+    ``python -m facing_env warm``, which announces the compile itself)."""
+    global _cold
+    _cold = False
 
 
 def _prune(root: Path) -> None:
