@@ -312,8 +312,7 @@ class BatchEngine:
         args = self._step_args(actions, active)
         call = self._entry("step_all", step_all, *args, *self._scratch[0], 0, self.num_envs)
         self._over_rows(call, args, self._scratch)
-        if self.rewards is not self._rewards:
-            np.copyto(self.rewards, self._rewards, casting="same_kind")
+        self._publish_rewards()
         terminated, truncated = self._ends[:, 0], self._ends[:, 1]
         if self.ev.overflow.any():
             raise RuntimeError("a step made more events than the batched engine holds")
@@ -334,11 +333,16 @@ class BatchEngine:
             ready = self._ready("step_one", "step_all", step_all, args)
         self._one[0] = action
         ready()
-        if self.rewards is not self._rewards:
-            self.rewards[0] = self._rewards[0]
+        self._publish_rewards()
         if self.ev.overflow[0]:
             raise RuntimeError("a step made more events than the batched engine holds")
         return self._ends[0]
+
+    def _publish_rewards(self) -> None:
+        """Round the kernel's float64 rewards into :attr:`rewards` when that is another
+        dtype (it is the same array otherwise)."""
+        if self.rewards is not self._rewards:
+            np.copyto(self.rewards, self._rewards, casting="same_kind")
 
     def _step_args(self, actions: np.ndarray, active: np.ndarray | None) -> tuple:
         assert self.state is not None and self.tables is not None
