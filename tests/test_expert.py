@@ -410,8 +410,11 @@ def test_attack_potential_after_a_walk_is_the_rear_attack():
 
 def _scanned(look: Lookahead, a: int, m: int) -> float:
     """The best strike of creature ``a`` of row 0 over every free cell within ``m``,
-    scanned one by one (what ``attack_potential`` computes)."""
+    scanned one by one (what ``attack_potential`` computes). The kernels get ``a`` as an
+    np.int32, as the engine passes it, so they load the versions ``python -m facing_env
+    warm`` compiled instead of compiling their own."""
     s = look.state
+    a = np.int32(a)
     best = 0.0
     for dy in range(-m, m + 1):
         for dx in range(-m, m + 1):

@@ -41,8 +41,13 @@ from tests.boards import board
 from tests.env_play import SCENARIOS, masked_choice
 
 # their entry points are called from Python here only: one test process compiles them
-# (pyproject's --dist loadgroup), not each
+# (pyproject's --dist loadgroup), not each. Indices go in as the engine passes them
+# (np.int32 where it does), so that a call loads the version `python -m facing_env warm`
+# compiled instead of compiling one of its own (minutes of one core on a fresh cache)
 pytestmark = pytest.mark.xdist_group("kernel_twins")
+
+I32 = np.int32
+"""The engine's type of creature indices (above)."""
 
 ENGINE_KINDS = ("attack", "aoo", "cleave", "charge", "readied")
 """The attack kinds the engine asks ``attack_breakdown`` for."""
@@ -87,7 +92,7 @@ def _compare(  # noqa: C901  (one assertion per term of the attack roll, side by
                 want = ref_flanking.flanks(b, a, d)
                 assert fast_flanking.flanks(s, i, ka, kd) == want, where
                 ready = rules.can_ready_against(b, a, d)
-                assert fast_attack.can_ready_against(t, s, i, ka, kd) == ready, where
+                assert fast_attack.can_ready_against(t, s, i, I32(ka), I32(kd)) == ready, where
                 for ranged in (False, True):
                     sneak = rules.sneak_attack_applies(b, a, d, ranged=ranged)
                     assert fast_attack.sneak_attack_applies(t, s, i, ka, kd, ranged) == sneak
@@ -95,7 +100,7 @@ def _compare(  # noqa: C901  (one assertion per term of the attack roll, side by
                     covers = rules.shield_applies(b, d, a, "shield_spell" if spell else "shield")
                     assert fast_attack.shield_applies(t, s, i, kd, ka, spell) == covers, where
                 miss = rules.concealment_miss_chance(b, a, d)
-                assert fast_attack.concealment(t, s, i, ka, kd) == miss, where
+                assert fast_attack.concealment(t, s, i, I32(ka), I32(kd)) == miss, where
                 if seen is not None:
                     seen["flanks"] += want
                     seen["cannot_ready"] += not ready
@@ -111,7 +116,7 @@ def _compare(  # noqa: C901  (one assertion per term of the attack roll, side by
                                 seen["chieftain_none"] += 1
                                 continue
                             got = fast_attack.breakdown(
-                                t, s, i, ka, kd, x, fast_attack.KIND_CODES.index(kind), ranged
+                                t, s, i, I32(ka), kd, x, fast_attack.KIND_CODES.index(kind), ranged
                             )
                             assert tuple(got) == _expected(m), (*where, attack.name, kind, ranged)
                             n += 1

@@ -18,6 +18,13 @@ from facing_env.rules.dice import DICE_MODES, Dice, stream_word
 pytestmark = pytest.mark.xdist_group("kernel_twins")
 
 
+def as_engine(*dice: int) -> tuple[np.int32, ...]:
+    """Dice counts, sides and bonuses as the engine passes them (np.int32), so that
+    ``fd.damage`` loads the version ``python -m facing_env warm`` compiled instead of
+    compiling one of its own."""
+    return tuple(np.int32(d) for d in dice)
+
+
 def test_stream_words_agree() -> None:
     rng = np.random.default_rng(0)
     seeds = [0, 1, 2**63 - 1, 2**64 - 1, *map(int, rng.integers(0, 2**63, size=50))]
@@ -47,7 +54,7 @@ def test_every_draw_agrees_with_the_reference(mode: str) -> None:
             else:
                 mult, extra = int(rng.integers(1, 4)), bool(rng.integers(2))
                 want = ref.damage("2d6+1", mult, "3d6" if extra else None)
-                got = fd.damage(s, 1, code, 2, 6, 1, mult, 3, 6, 0, extra)
+                got = fd.damage(s, 1, code, *as_engine(2, 6, 1), mult, *as_engine(3, 6, 0), extra)
                 assert got == want
             assert s.dice_count[1] == ref.count
             assert s.deck_left[1] == len(ref._deck)

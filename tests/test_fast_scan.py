@@ -45,8 +45,13 @@ from tests.env_play import SCENARIOS
 from tests.reference import readable_env
 
 # their entry points are called from Python here only: one test process compiles them
-# (pyproject's --dist loadgroup), not each
+# (pyproject's --dist loadgroup), not each. Indices go in as the engine passes them
+# (np.int32 where it does), so that a call loads the version `python -m facing_env warm`
+# compiled instead of compiling one of its own (minutes of one core on a fresh cache)
 pytestmark = pytest.mark.xdist_group("kernel_twins")
+
+I32 = np.int32
+"""The engine's type of creature indices and cells (above)."""
 
 STATES_PER_SCENARIO = 40
 SCRIPTED = ("aggressive", "flanker", "defensive")
@@ -154,10 +159,10 @@ def check_reach(t: Tables, s: State, i: int, b: Battle) -> None:
                 assert reach.reach_covers_creature(s, i, k, o) == covers_it
             for a, attack in enumerate(c.attacks):
                 want = engine.slot_reaches(b, c, other, AttackSlot(attack, 0))
-                assert reach.slot_reaches(t, s, i, k, o, a) == want, (c.id, other.id, a)
+                assert reach.slot_reaches(t, s, i, k, o, I32(a)) == want, (c.id, other.id, a)
             slot = legality._melee_slot(b, c, other)
             want_slot = -1 if slot is None else c.attacks.index(slot.attack)
-            assert reach.melee_slot(t, s, i, k, o) == want_slot
+            assert reach.melee_slot(t, s, i, I32(k), o) == want_slot
     actor = engine.actor(b)
     if actor is None:
         return
@@ -171,7 +176,7 @@ def check_reach(t: Tables, s: State, i: int, b: Battle) -> None:
         else:
             assert (actor.attacks[attack], penalty) == (slot.attack, slot.penalty)
         allowed = legality._check_attack(b, actor, other.id) is None
-        assert reach.can_attack(t, s, i, o) == allowed
+        assert reach.can_attack(t, s, i, I32(o)) == allowed
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
@@ -239,10 +244,11 @@ def check_charges(t: Tables, s: State, i: int, b: Battle) -> int:
             assert charge.can_charge(t, s, i, m, e) == bool(want)
             found += bool(want)
             if want:
-                assert charge.first_destination(t, s, i, m, e) == want[0]
+                assert charge.first_destination(t, s, i, I32(m), e) == want[0]
             for dest in want:
-                n = charge.path_length(t, s, i, m, *cm.pos, *dest)
-                path = [charge.path_square(t, s, i, m, *cm.pos, *dest, p) for p in range(n)]
+                start = (I32(m), I32(cm.pos[0]), I32(cm.pos[1]))
+                n = charge.path_length(t, s, i, *start, *dest)
+                path = [charge.path_square(t, s, i, *start, *dest, I32(p)) for p in range(n)]
                 assert path == rules.charge_path(b, cm, dest)
             allowed = rules.may_withdraw_from(b, cm, ce)
             assert charge.may_withdraw_from(s, i, m, e) == allowed
