@@ -160,8 +160,6 @@ def compile_in_background() -> bool:
         _started = True
         return False
     _started = True
-    path = os.pathsep.join(p for p in (str(PACKAGE.parent), os.environ.get("PYTHONPATH")) if p)
-    env = {**os.environ, "PYTHONPATH": path}  # this copy of the package, not the cwd's
     try:
         with (where / LOG).open("a") as log:
             stamp = time.strftime("%Y-%m-%d %H:%M:%S")
@@ -170,7 +168,7 @@ def compile_in_background() -> bool:
             child = spawn(
                 [sys.executable, "-m", "facing_env", "warm", "--background"],
                 cwd=where,  # this user's private folder: nothing else on the path
-                env=env,
+                env=_child_env(),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -193,6 +191,28 @@ def compile_in_background() -> bool:
 def spawn(args: list[str], **kwargs: object) -> subprocess.Popen:
     """Start the background compile (``subprocess.Popen``; the tests replace it)."""
     return subprocess.Popen(args, **kwargs)  # type: ignore[call-overload]
+
+
+def run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess:
+    """Run :func:`compile_first`'s compile (``subprocess.run``; the tests replace it)."""
+    return subprocess.run(args, check=False, **kwargs)  # type: ignore[call-overload]
+
+
+def _child_env() -> dict[str, str]:
+    """The environment of a compile in a child process: this copy of the package first on
+    its path (not the working directory's)."""
+    path = os.pathsep.join(p for p in (str(PACKAGE.parent), os.environ.get("PYTHONPATH")) if p)
+    return {**os.environ, "PYTHONPATH": path}
+
+
+def wait_for_compile() -> None:
+    """Wait until no process holds this version's compile lock."""
+    where = _usable_cache()
+    if where is None or fcntl is None:
+        return
+    with (where / LOCK).open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _say(message: str) -> None:
@@ -232,8 +252,14 @@ def warm(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.background and hasattr(os, "nice"):
         os.nice(BACKGROUND_NICE)
-    if not kernels_ready():
-        print("compiling the kernels on every core (about 8 minutes on 2 cores)", flush=True)
+    if not kernels_ready() and not compiling():
+        cores = os.cpu_count() or 1
+        print(
+            f"compiling the kernels on {cores} cores (about 8 minutes on 2)"
+            if cores > 1
+            else "compiling the kernels on one core (about 13 minutes)",
+            flush=True,
+        )
     seconds = compile_now(background=args.background)
     if seconds is None:
         print("another process is compiling the kernels; nothing to do")
@@ -269,20 +295,48 @@ def compile_now(background: bool = False) -> float | None:
 
 def compile_first() -> None:
     """For a job that runs the kernels from its start (``train.py``, the evaluation): on a
-    cold cache, compile them now on every core (:func:`compile_now`, about 8 minutes on 2
-    cores) instead of in the job's own process on one core as it first meets each (about
-    13), saying so on stderr. Nothing when they are compiled, when another process is
-    compiling them, when there is no lasting cache to fill (:func:`kernels_ready`) or on a
-    single core (where the job compiles no more slowly than this would)."""
-    if kernels_ready() or compiling() or (os.cpu_count() or 1) <= 1:
+    cold cache, compile them now on every core instead of in the job's own process on one
+    core as it first meets each (about 13 minutes), saying so in a line or two on stderr
+    (stdout is the job's).
+
+    The compile is ``python -m facing_env warm`` in a child process (about 8 minutes on 2
+    cores): its workers import only the package, not the job's script, and if it fails
+    (out of memory, say) the job says so in one line and goes on, its kernels compiling as
+    it meets them. When another process is compiling them (a ``warm``, or the background
+    compile an AEC env starts), the job waits for it instead of compiling beside it.
+    Nothing happens when the kernels are compiled, when there is no lasting cache to fill
+    (:func:`kernels_ready`) or on a single core (where the job compiles no more slowly
+    than this would)."""
+    if kernels_ready() or (os.cpu_count() or 1) <= 1:
         return
+    if compiling():
+        _say("waiting for the kernels: another process is compiling them")
+        wait_for_compile()
+        if kernels_ready():
+            return
     _say(
         "compiling the kernels first, on every core (once per version of the sources: about "
         "8 minutes on 2 cores; python -m facing_env warm does the same)"
     )
-    seconds = compile_now()
-    if seconds is not None:
-        _say(f"kernels compiled and cached in {seconds:.0f} s")
+    start = time.perf_counter()
+    try:
+        done = run(
+            [sys.executable, "-m", "facing_env", "warm"],
+            cwd=_usable_cache(),  # this user's private folder: nothing else on the path
+            env=_child_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+        )
+    except OSError as exc:
+        _say(f"cannot start the compile ({exc}); the kernels compile as the job meets them")
+        return
+    wait_for_compile()  # the child did nothing if another process took the lock first
+    if done.returncode == 0 and kernels_ready():
+        _say(f"kernels compiled and cached in {time.perf_counter() - start:.0f} s")
+        return
+    lines = (done.stderr or "").strip().splitlines() or [f"exit status {done.returncode}"]
+    _say(f"the compile failed ({short_repr(lines[-1])}); the kernels compile as the job meets them")
 
 
 PHASES = (("step", "scan"), ("aec", "scripted", "expert"))

@@ -280,43 +280,94 @@ def test_a_vector_env_chooses_its_engine_once(monkeypatch):
         VectorEnv("duel", engine="fast")
 
 
+class _Compile:
+    """``warm``'s hooks for :func:`warm.compile_first`, replaced: whether the kernels are
+    ready, whether another process compiles them (until waited for), the child's result."""
+
+    def __init__(self, monkeypatch, ready: bool, busy: bool, cores: int, child: int | None):
+        self.ready, self.busy, self.child = ready, busy, child
+        self.runs: list[list[str]] = []
+        self.waits = 0
+        monkeypatch.setattr(warm, "kernels_ready", lambda: self.ready)
+        monkeypatch.setattr(warm, "compiling", lambda: self.busy)
+        monkeypatch.setattr(warm, "wait_for_compile", self.wait)
+        monkeypatch.setattr(warm, "run", self.run)
+        monkeypatch.setattr(warm.os, "cpu_count", lambda: cores)
+
+    def wait(self) -> None:
+        self.waits += 1
+        if self.busy:  # the other process finished: its kernels are ready unless it failed
+            self.busy = False
+            self.ready = self.child is None
+
+    def run(self, args: list[str], **kwargs) -> subprocess.CompletedProcess:
+        self.runs.append(args)
+        assert kwargs["capture_output"] and kwargs["env"]["PYTHONPATH"].split(os.pathsep)[0] == str(
+            warm.PACKAGE.parent
+        )
+        if self.child == 0:
+            self.ready = True
+        err = "" if self.child == 0 else "Traceback ...\nMemoryError: out of memory\n"
+        return subprocess.CompletedProcess(args, self.child, "", err)
+
+
 @pytest.mark.parametrize(
-    ("ready", "busy", "cores", "compiles"),
+    ("ready", "busy", "cores", "child", "runs", "last"),
     [
-        (False, False, 2, True),
-        (True, False, 2, False),
-        (False, True, 2, False),
-        (False, False, 1, False),
+        (False, False, 2, 0, 1, "kernels compiled and cached in 0 s"),
+        (True, False, 2, 0, 0, None),
+        (False, False, 1, 0, 0, None),
+        (False, True, 2, None, 0, "waiting for the kernels: another process is compiling them"),
+        (False, True, 2, 0, 1, "kernels compiled and cached in 0 s"),
+        (False, False, 2, 1, 1, "the compile failed ('MemoryError: out of memory')"),
     ],
 )
 def test_jobs_compile_a_cold_cache_on_every_core_first(
-    monkeypatch, capsys, ready, busy, cores, compiles
+    monkeypatch, capsys, ready, busy, cores, child, runs, last
 ):
-    """``train.py`` and the evaluation call ``compile_first``: on a cold cache it compiles
-    the kernels on every core (``warm``'s parts), saying so on stderr; when they are
-    compiled, being compiled elsewhere, or on one core, it does nothing."""
-    calls = []
-    monkeypatch.setattr(warm, "kernels_ready", lambda: ready)
-    monkeypatch.setattr(warm, "compiling", lambda: busy)
-    monkeypatch.setattr(warm.os, "cpu_count", lambda: cores)
-    monkeypatch.setattr(warm, "compile_now", lambda: calls.append(1) or 412.4)
+    """``train.py`` and the evaluation call ``compile_first``: on a cold cache it runs
+    ``python -m facing_env warm`` in a child process (every core), saying so on stderr and
+    nothing on stdout; it waits for another process's compile instead (and compiles only if
+    that one failed); a failed compile is one line, and the job goes on; when the kernels
+    are compiled, or on one core, it does nothing."""
+    fake = _Compile(monkeypatch, ready, busy, cores, child)
     warm.compile_first()
     captured = capsys.readouterr()
-    assert calls == ([1] if compiles else [])
     assert captured.out == ""
-    if compiles:
-        assert captured.err.splitlines()[-1] == "facing_env: kernels compiled and cached in 412 s"
-    else:
+    assert fake.runs == [[sys.executable, "-m", "facing_env", "warm"]] * runs
+    assert fake.waits == (busy + runs)
+    if last is None:
         assert captured.err == ""
+    else:
+        assert captured.err.splitlines()[-1].startswith(f"facing_env: {last}")
 
 
-def test_train_py_and_the_evaluation_compile_first():
-    """Both jobs call it before their first kernel (a source check: running them on a cold
-    cache takes minutes)."""
-    import inspect
+class _CompileFirst(Exception):
+    """Raised by the stand-in for ``compile_first``: the job stops there."""
 
+
+def test_train_py_and_the_evaluation_compile_first(monkeypatch, tmp_path):
+    """Both jobs call ``compile_first`` after checking their arguments and before their
+    first battle (the stand-in stops them there; a battle before it would fail first)."""
     from facing_env.evaluation import evaluate
 
-    train = (Path(__file__).resolve().parent.parent / "train.py").read_text()
-    assert "compile_first()" in train.split("def main(", 1)[1].split("make_vec_env(", 1)[0]
-    assert "compile_first()" in inspect.getsource(evaluate.main)
+    def stop() -> None:
+        raise _CompileFirst
+
+    def no_battle(*args, **kwargs):
+        raise AssertionError("a battle before compile_first")
+
+    monkeypatch.setattr(evaluate, "compile_first", stop)
+    monkeypatch.setattr(evaluate, "evaluate", no_battle)
+    with pytest.raises(_CompileFirst):
+        evaluate.main(["--agents", "random", "aggressive", "--games", "2"])
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent))
+    sys.modules.pop("train", None)
+    import train
+
+    monkeypatch.setattr(train, "compile_first", stop)
+    monkeypatch.setattr(train, "make_vec_env", no_battle)
+    with pytest.raises(_CompileFirst):
+        train.main(train.Args(runs_dir=str(tmp_path)))
+    sys.modules.pop("train", None)

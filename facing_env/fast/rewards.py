@@ -4,10 +4,11 @@
 events' rewards (``rewards.event_rewards``: damage dealt and taken, kills, attacks from
 the flank or rear), then the outcome when the battle is over (``outcome_rewards``), then
 the draw of a battle that passed its round limit; each creature's sum is added to its
-agent's column (``VectorEnv``'s float32 reward row, the AEC env's float64 one), rounded
-once. Creatures whose agent has
-left the env (``gone``: dead in an earlier step) earn nothing, as in the AEC env.
-The float64 sums are made in the reference's order, so the results are equal.
+agent's column of a float64 reward row (the engine's ``BatchEngine._rewards``; a float32
+engine such as ``VectorEnv``'s rounds the row once after the step,
+``BatchEngine._publish_rewards``). Creatures whose agent has left the env (``gone``: dead
+in an earlier step) earn nothing, as in the AEC env. The float64 sums are made in the
+reference's order, so the results are equal.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def weight_array(weights: RewardWeights) -> np.ndarray:
 # side by side with it
 @kernel
 def step_rewards(s, i, ev, w, max_rounds, gone, agent_of, out, acc, killer):  # noqa: C901
-    """Add battle ``i``'s step rewards to ``out[i]`` (float32 or float64, by agent column
+    """Add battle ``i``'s step rewards to ``out[i]`` (float64, by agent column
     ``agent_of[i, k]``); returns ``(over, truncated)``. ``acc`` (float64) and ``killer``
     (int64), of at least the creature count, are scratch."""
     k_max = s.n_creatures[i]
