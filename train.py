@@ -1,6 +1,6 @@
 """Train a MaskablePPO team policy on a facing_env scenario, then evaluate it.
 
-    python train.py                                  # the default job: duel, ~11 min on 2 CPUs
+    python train.py                                  # the default job: duel, ~13 min on 2 CPUs
     python train.py --scenario skirmish              # about 12 min on 2 CPUs
     python train.py --help                           # every option, with its description
 
@@ -239,7 +239,7 @@ RECIPES: dict[str, Recipe] = {
     # 0.614 / 0.664 on seeds 400,000 on, the expert's figures there; a plain MLP left the
     # expert's game against defensive in 88 of 1,000 on seed 2 (docs/training.md,
     # "Learning the expert"); a clone of flanker with 800k PPO steps stayed at 0.59 /
-    # 0.38-0.49 / 0.60-0.65; about 11 minutes on 2 cores
+    # 0.38-0.49 / 0.60-0.65; about 13 minutes on 2 cores
     "duel": Recipe("expert", 100_000, 3, 20, 0, clone_dagger_share=0.4, policy="clock"),
     # a clone of the expert (which plays its learned prior there) with two DAgger rounds,
     # on rolled dice, no PPO: over 1,000 games (seeds 400,000 on) training seeds 1 and 2
