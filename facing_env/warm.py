@@ -127,18 +127,11 @@ def kernels_ready() -> bool:
 
 def compiling() -> bool:
     """Whether a compile of this version's kernels holds the lock (in another process)."""
-    where = _usable_cache()
-    if where is None or fcntl is None:
-        return False
     try:
-        with (where / LOCK).open("a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            fcntl.flock(handle, fcntl.LOCK_UN)
-    except BlockingIOError:
-        return True
+        with _lock(_usable_cache()) as mine:
+            return not mine
     except OSError:
         return False
-    return False
 
 
 def compile_in_background() -> bool:
@@ -207,12 +200,8 @@ def _child_env() -> dict[str, str]:
 
 def wait_for_compile() -> None:
     """Wait until no process holds this version's compile lock."""
-    where = _usable_cache()
-    if where is None or fcntl is None:
-        return
-    with (where / LOCK).open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        fcntl.flock(handle, fcntl.LOCK_UN)
+    with _lock(_usable_cache(), wait=True):
+        pass
 
 
 def _say(message: str) -> None:
@@ -221,15 +210,15 @@ def _say(message: str) -> None:
 
 
 @contextlib.contextmanager
-def _lock(where: Path | None) -> Iterator[bool]:
+def _lock(where: Path | None, wait: bool = False) -> Iterator[bool]:
     """Hold this cache directory's compile lock; yields False when another process holds
-    it (then nothing is compiled here)."""
+    it (then nothing is compiled here), or with ``wait`` waits until it lets go."""
     if where is None or fcntl is None:
         yield True
         return
     with (where / LOCK).open("a") as handle:
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:
             yield False
             return
