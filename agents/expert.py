@@ -56,7 +56,7 @@ its plan said it would be, as after a roll that differed from its mean) the expe
 6. on a scenario for which a learned prior ships (:mod:`facing_env.agents.prior`: the
    skirmish), while more than two creatures stand, it plays instead the prior's turn (a
    trained policy's most likely actions, on the search rows): there the search is the
-   weaker player, in every variant measured (docs/training.md, "The skirmish's prior").
+   weaker player, in every variant measured (docs/expert.md, "The skirmish's prior").
    ``ExpertAgent(priors=False)`` is the search alone.
 
 Every attack in the search deals its expected damage (the engine's ``mean`` dice): the
@@ -144,7 +144,7 @@ PATIENCE = 7
 """Rounds the expert may wait for its foes (a battle that reaches its round limit counts
 against both sides): long enough for a foe that waits out of reach through its first
 rounds to come to the expert's readied corner (the duel's 30 rounds leave 23 to fight; 3
-let the expert walk out of its corner to a foe that waits, docs/training.md)."""
+let the expert walk out of its corner to a foe that waits, docs/expert.md)."""
 FIRST_WAIT = 2
 """The first round whose turns may be replayed (:meth:`ExpertAgent._plan_or_repeat`): in
 the first, creatures that have not acted are flat-footed."""
@@ -161,7 +161,7 @@ READY_REPLIES = 12
 """How many of its best endings that ready an attack the expert plays the foes' replies
 to, besides its :data:`REPLIES` best endings (a readied attack is worth what the foe's
 reply walks into, which the score before the replies cannot see; 12 rather than 6 found
-the readied corner that a foe waiting out of reach walks into, docs/training.md)."""
+the readied corner that a foe waiting out of reach walks into, docs/expert.md)."""
 MAX_REPLY_ROUNDS = 4
 """Turns played out after the expert's creature's turn, at most (foes' replies and allies'
 turns, until that creature acts again)."""

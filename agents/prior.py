@@ -1,6 +1,6 @@
 """Learned priors: policy networks that ship with the package for one scenario each, which
 the ``expert`` plays where its search is the weaker player (:mod:`facing_env.agents.expert`,
-module docstring, 6; docs/training.md, "The skirmish's prior").
+module docstring, 6; docs/expert.md, "The skirmish's prior").
 
 A prior is a NumPy archive in ``agents/priors/`` (``np.load`` with ``allow_pickle=False``:
 nothing in it is unpickled or run), written by ``python -m facing_env.train.prior`` from a
