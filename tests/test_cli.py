@@ -68,6 +68,16 @@ def no_games(monkeypatch: pytest.MonkeyPatch) -> None:
         (["--agents", "random", "flanker", "--json", "out.txt"], "expected a .json file"),
         (["--agents", "random", "flanker", "--markdown", "out.json"], "--markdown"),
         (["--agents", "random", "flanker", "--tensorboard", "no/such/dir"], "is not a folder"),
+        (
+            ["--agents", "random", "flanker", "--games", "99999999999999999999"],
+            "--games must be at most 1000000",
+        ),
+        (["--agents", "random", "flanker", "--workers", "100000"], "--workers must be at most"),
+        (
+            ["--agents", "random", "flanker", "--games", "2", "--seed", str(2**63 - 1)],
+            f"--seed must be at most {2**63 - 2}",
+        ),
+        (["--agents", "random", "random", "aggressive"], "--agents: 'random' given twice"),
     ],
 )
 def test_evaluate_checks_its_arguments_before_any_game(capsys, no_games, argv, needle):

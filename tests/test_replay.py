@@ -91,6 +91,18 @@ def test_evaluate_records_replay(tmp_path):
         assert len(env.events) == len(json.loads(f.read_text())["events"])
 
 
+def test_a_replay_recorded_under_facing_limited_perception_reads_back(tmp_path):
+    """What ``--record`` writes, ``replay`` reads: the record's ``perception`` included."""
+    from facing_env.evaluation.evaluate import evaluate
+
+    evaluate("duel", ["random", "aggressive"], 1, record_dir=tmp_path, perception="facing")
+    (path,) = sorted(tmp_path.glob("*.json"))
+    assert json.loads(path.read_text())["env_kwargs"] == {"perception": "facing"}
+    env, _ = replay(path)
+    assert env.battle.perception.value == "facing"
+    assert len(env.events) == len(json.loads(path.read_text())["events"])
+
+
 def test_divergence_is_reported_with_the_first_differing_event(skirmish):
     _, record, _ = skirmish
     attack = next(k for k, e in enumerate(record["events"]) if e["kind"] == "attack")

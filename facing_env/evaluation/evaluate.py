@@ -61,6 +61,12 @@ from facing_env.warm import compile_first
 
 MIN_AGENTS = 2
 """A round robin needs two different agents."""
+MAX_GAMES = 1_000_000
+"""Games per pair, at most (each game's seed and result are kept in memory)."""
+MAX_WORKERS = 256
+"""Processes, at most."""
+MAX_SEED = 2**63 - 1
+"""The largest battle seed a replay file may carry (:mod:`facing_env.render.record`)."""
 
 
 def _rate(
@@ -412,12 +418,15 @@ def _check_args(args: argparse.Namespace, env_kwargs: dict[str, Any]) -> dict[st
     ``ValueError`` (or a ``ScenarioError``) naming the argument."""
     from facing_env.scenario import load_scenario
 
-    cli.count(args.games, "--games")
-    cli.count(args.workers, "--workers")
-    cli.count(args.seed, "--seed", low=0)
+    cli.count(args.games, "--games", high=MAX_GAMES)
+    cli.count(args.workers, "--workers", high=MAX_WORKERS)
+    cli.count(args.seed, "--seed", low=0, high=MAX_SEED + 1 - args.games)
     load_scenario(args.scenario)
     if len(set(args.agents)) < MIN_AGENTS:
         raise ValueError("--agents: evaluation needs at least two different agents")
+    twice = sorted({a for a in args.agents if args.agents.count(a) > 1})
+    if twice:
+        raise ValueError(f"--agents: {', '.join(map(repr, twice))} given twice")
     cli.report_files(args.json, args.markdown)
     cli.output_folder(args.record, "--record")
     cli.output_folder(args.plots, "--plots")

@@ -57,6 +57,7 @@ class EnvKwargs(_Strict):
     dice: Optional[Literal["roll", "expected", "deck", "mean"]] = None
     window: Optional[int] = Field(default=None, ge=3, le=63)
     flat_footed_start: Optional[bool] = None
+    perception: Optional[Literal["full", "facing", "spot"]] = None
 
 
 _HINTS = get_type_hints(Event)
