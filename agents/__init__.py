@@ -70,6 +70,8 @@ def make_agent(name: str) -> Agent:
     ``model:PATH`` plays the policy's most likely action (as stable-baselines3 evaluates);
     ``model:PATH@T`` samples it at temperature ``T`` (probabilities ``p ** (1/T)``,
     renormalised): ``@1`` is the trained distribution, values between sharpen it."""
+    if not isinstance(name, str):
+        raise TypeError(f"an agent is named by a string, got {type(name).__name__} {name!r}")
     if name.startswith("model:"):
         from facing_env.agents.learned import LearnedAgent
 
@@ -99,7 +101,8 @@ def make_batch_agent(name: str) -> BatchAgent:
 
 def _model_spec(spec: str) -> tuple[str, float]:
     """``PATH`` or ``PATH@TEMPERATURE`` -> (path, temperature); an existing file named
-    with an ``@`` (with or without its ``.zip``) is taken whole."""
+    with an ``@`` (with or without its ``.zip``) is taken whole. A model file followed by
+    an ``@`` and anything but a number is refused (not loaded at temperature 0)."""
     from pathlib import Path
 
     head, at, tail = spec.rpartition("@")
@@ -108,6 +111,10 @@ def _model_spec(spec: str) -> tuple[str, float]:
     try:
         temperature = float(tail)
     except ValueError:
+        if head and (Path(head).is_file() or Path(head + ".zip").is_file()):
+            raise ValueError(
+                f"model:{spec}: the temperature after '@' must be a number, got {tail!r}"
+            ) from None
         return spec, 0.0
     if not temperature >= 0.0:
         raise ValueError(f"model:{spec}: the temperature after '@' must be >= 0, got {tail}")

@@ -175,6 +175,11 @@ def test_model_spec_temperature(saved_model: Path) -> None:
     assert isinstance(sampled, LearnedAgent) and sampled.temperature == 1.0
     with pytest.raises(ValueError, match="temperature after '@' must be >= 0, got -1"):
         make_agent(f"model:{saved_model}@-1")
+    for tail in ("abc", ""):  # a mistyped temperature is refused, not read as greedy play
+        with pytest.raises(ValueError, match=f"must be a number, got '{tail}'"):
+            make_agent(f"model:{saved_model}@{tail}")
+    with pytest.raises(TypeError, match="an agent is named by a string, got NoneType"):
+        make_agent(None)  # type: ignore[arg-type]
     named = saved_model.with_name("policy@1.zip")  # an '@' in the file name itself
     named.write_bytes(saved_model.read_bytes())
     whole = make_agent(f"model:{named.with_suffix('')}")
