@@ -49,7 +49,7 @@ except ImportError as exc:  # pragma: no cover - the message is the point
 
 from facing_env import cli
 from facing_env.agents.learned import PolicyAgent
-from facing_env.env import raw_env
+from facing_env.env import PERCEPTIONS, raw_env
 from facing_env.evaluation.evaluate import PairBars, evaluate, image_links, plots
 from facing_env.evaluation.match import Agent
 from facing_env.evaluation.report import Report
@@ -566,6 +566,10 @@ def _check(args: Args) -> dict:
             raise ValueError(f"--{exc}") from None
     cli.widths(args.net_arch, "--net-arch")
     cli.output_folder(args.runs_dir, "--runs-dir")
+    if args.perception is not None and args.perception not in PERCEPTIONS:
+        raise ValueError(
+            f"--perception must be one of {', '.join(PERCEPTIONS)}, got {args.perception!r}"
+        )
     extra = {"perception": args.perception} if args.perception is not None else {}
     env_kwargs = cli.env_options(args.scenario, args.dice, {**args.env_kwargs, **extra})
     _check_agents(args, env_kwargs)

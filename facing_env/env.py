@@ -59,7 +59,6 @@ Version history
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -80,6 +79,7 @@ from facing_env.observation import ObservationLayout
 from facing_env.render.text import board_text
 from facing_env.rules import engine
 from facing_env.rules.battle import Battle, agent_names
+from facing_env.rules.checks import check_edit, check_seed, finite_number, is_int
 from facing_env.rules.codec import ActionCodec, creature_slots
 from facing_env.rules.dice import Dice, check_mode
 from facing_env.rules.play import ReadableBattle
@@ -91,17 +91,21 @@ ILLEGAL_ACTIONS = ("raise", "end_turn")
 """What ``raw_env(illegal_action=...)`` does with an action the mask forbids."""
 
 
-def finite_number(value: object, name: str) -> float:
-    """``value`` checked to be a finite number (not a boolean, a NaN or an infinity)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {short_repr(value)}")
-    return float(value)
-
-
 PERCEPTIONS: tuple[str, ...] = tuple(p.value for p in Perception)
 """The ``perception`` options (:class:`~facing_env.types.Perception`, issue 36): ``full``
 (the default: every creature sees the whole board) or ``facing`` (a foe wholly in a
 creature's rear area is hidden from it unless heard; docs/api.md)."""
+ENV_OPTIONS: tuple[str, ...] = (
+    "max_rounds",
+    "dice",
+    "window",
+    "flat_footed_start",
+    "rewards",
+    "max_cycles",
+    "perception",
+)
+"""The battle options of :meth:`EnvSpec.build` (``raw_env``'s keywords that ``VectorEnv``
+passes on)."""
 
 LOG_CAPACITY = 4096
 """Events the env gathers as arrays before turning them into records."""
@@ -150,6 +154,11 @@ class EnvSpec:
                     f"({short_repr(max_rounds)}) are the same limit: give one"
                 )
             max_rounds = max_cycles
+        if not isinstance(scenario, (str, Scenario)):
+            raise TypeError(
+                "scenario must be a scenario's name, a path to its file or a Scenario, got "
+                f"{type(scenario).__name__} {short_repr(scenario)}"
+            )
         source = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
         if rewards is not None:
             source = dataclasses.replace(source, rewards=reward_weights(source.rewards, rewards))
@@ -159,15 +168,17 @@ class EnvSpec:
                     f"perception must be one of {PERCEPTIONS}, got {short_repr(perception)}"
                 )
             source = dataclasses.replace(source, perception=str(perception))
-        if max_rounds is not None and not _is_int(max_rounds, 1, MAX_ROUNDS):
+        if max_rounds is not None and not is_int(max_rounds, 1, MAX_ROUNDS):
             got = short_repr(max_rounds)
             raise ValueError(f"max_rounds must be an integer from 1 to {MAX_ROUNDS}, got {got}")
         if dice is not None:
             check_mode(dice, "dice")
-        if window is not None and not _is_int(window, 3, 63):
-            raise ValueError(f"window must be an integer from 3 to 63, got {short_repr(window)}")
-        size = window or source.observation.window
-        layout = ObservationLayout(size + (1 - size % 2), source.max_creatures())
+        if window is not None and not (is_int(window, 3, 63) and window % 2):
+            raise ValueError(
+                "window must be an odd integer from 3 to 63 (the window is centred on the "
+                f"acting creature), got {short_repr(window)}"
+            )
+        layout = ObservationLayout(window or source.observation.window, source.max_creatures())
         codec = ActionCodec(layout.n_slots)
         probe = source.build(np.random.default_rng(0))
         gen = source.generator
@@ -330,11 +341,12 @@ class raw_env(AECEnv):
         """Put ``battle`` (a copy of it) in play: this episode's battle edited by hand, as
         :attr:`battle` gave it (the same creatures in the same order, the same board). The
         legal actions are listed again and observations recomputed; the dice go on as they
-        were. Raises :class:`EnvStateError` before ``reset``, ``ValueError`` for a battle of
-        other creatures or board, or one that is over."""
+        were. Raises :class:`EnvStateError` before ``reset``, ``ValueError`` naming what is
+        wrong for a battle of other creatures or board, a creature where the rules do not
+        allow it, or a battle that is over (:func:`facing_env.rules.checks.check_edit`)."""
         if "_stale" not in self.__dict__:
             raise EnvStateError("set_battle() before reset(): call reset() first")
-        self._check_edit(battle)
+        check_edit(self._battle, battle)
         if self._play is not None:
             self._play.battle = battle.copy()
             self._play.scan()
@@ -344,23 +356,6 @@ class raw_env(AECEnv):
             self._engine.rescan()
             self._stale = True  # the row's battle object is behind the arrays now
         self._obs_cache = {}
-
-    def _check_edit(self, battle: Battle) -> None:
-        """``set_battle``'s checks: ``battle`` is this episode's battle, edited."""
-        if not isinstance(battle, Battle):
-            raise TypeError(f"set_battle: expected a Battle, got {type(battle).__name__}")
-        now = self._battle
-        if list(battle.creatures) != list(now.creatures):
-            raise ValueError(
-                f"set_battle: the battle's creatures {list(battle.creatures)} are not this "
-                f"episode's {list(now.creatures)} (same ids, same order)"
-            )
-        if battle.terrain.shape != now.terrain.shape:
-            raise ValueError(
-                f"set_battle: a {battle.terrain.shape} board, this episode's is {now.terrain.shape}"
-            )
-        if engine.is_over(battle):
-            raise ValueError("set_battle: the battle is over (no creature could act)")
 
     @property
     def dice(self) -> Dice:
@@ -391,7 +386,9 @@ class raw_env(AECEnv):
     # -- episode --------------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new battle; ``seed`` fixes the whole trajectory."""
+        """Start a new battle; ``seed`` (None or a non-negative integer) fixes the whole
+        trajectory."""
+        check_seed(seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         if self._readable():
@@ -675,6 +672,8 @@ class raw_env(AECEnv):
 
     def state(self) -> np.ndarray:
         """A global view of the battle (see :func:`facing_env.observation.build_state`)."""
+        if "_stale" not in self.__dict__:
+            raise EnvStateError("state() before reset(): call reset() first")
         vec = observation.build_state(self._battle, *self._state_dims, self.scenario.teams)
         out = np.zeros(self.state_space.shape, dtype=np.float32)
         out[: min(len(vec), len(out))] = vec[: len(out)]
@@ -711,15 +710,6 @@ class raw_env(AECEnv):
         shown = self.__dict__.pop("_window", None)
         if shown is not None:
             shown.close()
-
-
-def _is_int(value: Any, low: int, high: int) -> bool:
-    """Whether ``value`` is an integer (not a boolean) from ``low`` to ``high``."""
-    return (
-        isinstance(value, (int, np.integer))
-        and not isinstance(value, bool)
-        and low <= value <= high
-    )
 
 
 def env(**kwargs: Any) -> AECEnv:

@@ -104,6 +104,13 @@ class ObservationSpec(StrictModel):
     window: Annotated[int, Strict(), Field(ge=3, le=63)] = 11
     max_creatures: Optional[Annotated[int, Strict(), Field(ge=2, le=MAX_CREATURES)]] = None
 
+    @field_validator("window")
+    @classmethod
+    def _odd(cls, v: int) -> int:
+        if v % 2 == 0:
+            raise ValueError(f"the window is centred on the acting creature: an odd side, got {v}")
+        return v
+
 
 class GeneratorSpec(StrictModel):
     """Procedural battles: teams drawn from the bestiary on a random board. The ranges are
@@ -348,9 +355,20 @@ def scenario_from_dict(data: Any, source: str = "<dict>") -> Scenario:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or None
         msg = err["msg"].removeprefix("Value error, ")
-        msg = "unknown field" if err["type"] == "extra_forbidden" else msg
+        if err["type"] == "extra_forbidden":
+            msg = "unknown field"
+        elif "got" not in msg and not isinstance(err.get("input"), (dict, list)):
+            msg = f"{msg}, got {short_repr(err.get('input'))}"
         raise ScenarioError(msg, file=source, field=where) from None
     spec = {k: v for k, v in data.items() if k in _BATTLE_KEYS}
+    if parsed.generator is not None and spec:
+        raise ScenarioError(
+            f"{sorted(spec)} would be ignored: a procedural scenario draws its battles from"
+            " its generator section (its own grid, ruleset and board), so it takes no battle"
+            " keys",
+            file=source,
+            field="generator",
+        )
     if "creatures" in spec:
         spec["creatures"] = _expand_templates(spec["creatures"], source)
     scenario = Scenario(

@@ -10,7 +10,15 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    field_validator,
+    model_validator,
+)
 
 from facing_env.limits import (
     MAX_ABILITY,
@@ -45,7 +53,18 @@ AREA_NAMES = ("front", "flank", "side", "rear")
 # Bounded field types (limits in facing_env.limits): integers and booleans are strict (a
 # YAML ``true`` is not 1, ``1`` is not true), names are short, coordinates bounded.
 Bool = Annotated[bool, Strict()]
-Name = Annotated[str, Strict(), Field(min_length=1, max_length=MAX_NAME)]
+
+
+def _printable(name: str) -> str:
+    """A name with no control characters (names are printed and end up in agent names)."""
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in name):  # noqa: PLR2004
+        raise ValueError("a name may not hold control characters")
+    return name
+
+
+Name = Annotated[
+    str, Strict(), Field(min_length=1, max_length=MAX_NAME), AfterValidator(_printable)
+]
 Coord = Annotated[int, Strict(), Field(ge=-MAX_COORD, le=MAX_COORD)]
 Cell = tuple[Coord, Coord]
 Bonus = Annotated[int, Strict(), Field(ge=-MAX_BONUS, le=MAX_BONUS)]

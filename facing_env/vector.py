@@ -126,13 +126,14 @@ from gymnasium import vector as gym_vector
 from gymnasium.vector.utils import batch_space
 
 from facing_env.actions import END_TURN_INDEX
-from facing_env.env import EnvSpec
+from facing_env.env import ENV_OPTIONS, EnvSpec
 from facing_env.errors import EnvStateError, IllegalActionError
 from facing_env.fast.batch import BatchEngine
 from facing_env.fast.geometry import winner as engine_winner
 from facing_env.fast.observation import KEEP
 from facing_env.limits import short_repr
 from facing_env.render.text import board_text
+from facing_env.rules.checks import check_seed
 from facing_env.rules.dice import check_mode
 from facing_env.rules.engine import actor as engine_actor
 from facing_env.rules.play import ReadableEngine
@@ -190,7 +191,13 @@ class VectorEnv(gym_vector.VectorEnv):
             raise ValueError(
                 f"num_envs must be an integer from 1 to {MAX_ENVS}, got {short_repr(num_envs)}"
             )
-        _check_seed(seed)
+        check_seed(seed)
+        unknown = sorted(set(env_kwargs) - set(ENV_OPTIONS))
+        if unknown:
+            raise TypeError(
+                f"VectorEnv: unknown option(s) {unknown}; the battle options are "
+                f"{', '.join(ENV_OPTIONS)} (raw_env's), besides VectorEnv's own"
+            )
         source = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
         self.num_envs = int(num_envs)
         self.seed = seed
@@ -515,7 +522,7 @@ class VectorEnv(gym_vector.VectorEnv):
         if seed is None:
             return [None] * n
         if _is_int(seed):
-            _check_seed(seed)
+            check_seed(seed)
             return [int(seed) + i for i in range(n)]
         listed = isinstance(seed, Sequence) or (isinstance(seed, np.ndarray) and seed.ndim == 1)
         if isinstance(seed, (str, bytes)) or not listed:
@@ -657,9 +664,3 @@ def _check_threads(threads: object) -> None:
     """A ``ValueError`` naming ``threads`` unless it is None or a positive integer."""
     if threads is not None and (not _is_int(threads) or threads < 1):
         raise ValueError(f"threads must be a positive integer or None, got {short_repr(threads)}")
-
-
-def _check_seed(seed: object) -> None:
-    """A ``ValueError`` naming ``seed`` unless it is None or a non-negative integer."""
-    if seed is not None and (not _is_int(seed) or seed < 0):
-        raise ValueError(f"seed must be a non-negative integer or None, got {short_repr(seed)}")

@@ -349,6 +349,7 @@ def no_games(monkeypatch):
     [
         ([], "give the agent to benchmark: --agent AGENT"),
         (["--agent", "wizard"], "unknown agent 'wizard'"),
+        (["--agent", "random", "--baseline", "nope"], "--baseline: unknown agent 'nope'"),
         (["--agent", "model:no/such/{scenario}.zip"], "no model file"),
         (["--agent", "random", "--games", "0"], "--games must be an integer of at least 1"),
         (["--agent", "random", "--ladder-games", "-1"], "--ladder-games"),

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+import facing_env
 from facing_env import cli
 from facing_env.agents import make_agent
 from facing_env.evaluation.evaluate import evaluate
@@ -186,6 +187,21 @@ def test_replay_refuses_bad_files_in_one_line(capsys, tmp_path):
     refused(capsys, lambda: replay_main(["/dev/zero"]), prog, "not a regular file")
 
 
+def test_a_replay_with_an_even_window_is_refused(capsys, replay_file, tmp_path):
+    """The env refuses an even window (it is centred on the acting creature): so does a
+    replay, instead of playing it with the next odd one."""
+    record = json.loads(replay_file.read_text())
+    path = tmp_path / "even.json"
+    path.write_text(json.dumps({**record, "env_kwargs": {"window": 4}}))
+    refused(
+        capsys,
+        lambda: replay_main([str(path)]),
+        "python -m facing_env.replay",
+        "env_kwargs.window",
+        "an odd side, got 4",
+    )
+
+
 def test_a_replay_naming_a_hostile_scenario_is_refused(capsys, replay_file, tmp_path):
     record = json.loads(replay_file.read_text())
     for scenario, needle in (("/dev/zero", "not a regular file"), ("x" * 10_000, "scenario")):
@@ -235,6 +251,22 @@ def test_ceiling_refuses_a_round_limit_it_could_not_finish(capsys):
         lambda: ceiling_main(["--rounds", str(10**9)]),
         "python -m facing_env ceiling",
         "--rounds must be from 1 to 10000",
+    )
+
+
+def test_ceiling_refuses_a_race_too_large_to_sweep(capsys, tmp_path):
+    """A scenario that validates can still ask for a race of minutes: it is refused first."""
+    from facing_env.evaluation.ceiling import main as ceiling_main
+
+    duel = Path(facing_env.__file__).with_name("configs") / "duel.yaml"
+    big = tmp_path / "big.yaml"
+    big.write_text(duel.read_text().replace("hp: 52", "hp: 100000"))
+    refused(
+        capsys,
+        lambda: ceiling_main(["--scenario", str(big)]),
+        "python -m facing_env ceiling",
+        "a race of 100000 against 100000 hit points over 30 rounds",
+        "more than 10,000,000",
     )
 
 

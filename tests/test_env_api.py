@@ -374,3 +374,42 @@ def test_set_battle_refuses_another_battle_by_name():
             c.hp = -10
     with pytest.raises(ValueError, match="set_battle: the battle is over"):
         env.set_battle(over)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda c, b: setattr(c, "pos", (100, 100)), r"space \[100, 100\] is off the 9x9 board"),
+        (lambda c, b: setattr(c, "pos", (-1, -1)), r"space \[-1, -1\] is off the 9x9 board"),
+        (lambda c, b: setattr(c, "pos", (3, 3)), r"space \[3, 3\] is blocked terrain"),
+        (
+            lambda c, b: setattr(c, "pos", b.creatures["blue_fighter"].pos),
+            r"creature 'blue_fighter': field 'pos': space \[4, 7\] overlaps creature 'red_fig",
+        ),
+        (lambda c, b: setattr(c, "pos", [4, 1]), "pos must be a tuple of two integers"),
+        (lambda c, b: setattr(c, "facing", 17), "facing must be an integer from 0 to 7"),
+        (lambda c, b: setattr(c, "hp", "5"), "hp must be a number, got '5'"),
+        (lambda c, b: setattr(c, "hp", float("nan")), "hp must be finite, got nan"),
+    ],
+)
+def test_set_battle_refuses_an_edit_the_rules_do_not_allow(edit, message):
+    """docs/api.md: anything but this episode's battle, validly edited, is refused with a
+    ValueError naming the creature and the field (not a crash deep in the rules, nor play
+    with a creature off the board)."""
+    for engine_name in ("readable", "compiled"):
+        env = facing_env.raw_env(scenario="duel", engine=engine_name)
+        env.reset(seed=0)
+        battle = env.battle
+        edit(battle.creatures["red_fighter"], battle)
+        with pytest.raises(ValueError, match=message) as info:
+            env.set_battle(battle)
+        assert "red_fighter" in str(info.value)
+
+
+def test_reset_and_state_name_their_misuse():
+    env = facing_env.raw_env(scenario="duel")
+    with pytest.raises(facing_env.EnvStateError, match=r"state\(\) before reset\(\)"):
+        env.state()
+    for seed in (-1, 1.5, "a", True):
+        with pytest.raises(ValueError, match="seed must be a non-negative integer or None, got"):
+            env.reset(seed=seed)  # type: ignore[arg-type]

@@ -237,6 +237,23 @@ def test_an_empty_team_name_is_an_error(tmp_path):
     refused(lambda: load_scenario(path), "field 'team'")
 
 
+def test_a_name_with_a_control_character_is_an_error(tmp_path):
+    """Names are printed and become agent names: a newline in one would break lines."""
+    path = scenario_file(tmp_path, ', team: "r\\ned"')
+    refused(lambda: load_scenario(path), "field 'team'", "may not hold control characters")
+
+
+def test_a_procedural_scenario_takes_no_battle_keys(tmp_path):
+    """A generator draws its own board and creatures: creatures beside it would be ignored."""
+    path = scenario_file(tmp_path, extra="generator: {}\n")
+    refused(lambda: load_scenario(path), "field 'generator'", "['creatures'", "would be ignored")
+
+
+def test_a_top_level_setting_of_the_wrong_type_is_named_with_its_value(tmp_path):
+    path = scenario_file(tmp_path, extra="max_rounds: thirty\n")
+    refused(lambda: load_scenario(path), "field 'max_rounds'", "got 'thirty'")
+
+
 @pytest.mark.parametrize(
     ("extra", "field"),
     [
@@ -247,6 +264,7 @@ def test_an_empty_team_name_is_an_error(tmp_path):
         ("max_rounds: true\n", "max_rounds"),
         ("max_rounds: 100000000\n", "max_rounds"),
         ("observation: {window: true}\n", "observation.window"),
+        ("observation: {window: 4}\n", "observation.window"),  # not centred: refused, not rounded
         ("observation: {max_creatures: 100000}\n", "observation.max_creatures"),
         ("description: '" + "x" * 10_000 + "'\n", "description"),
         ("grid: {width: 100000}\n", "grid.width"),

@@ -684,9 +684,16 @@ def test_duplicate_yaml_keys_are_an_error(tmp_path):
             {"dice": "loaded"},
             "dice must be one of 'roll', 'expected', 'deck', 'mean', got 'loaded'",
         ),
-        ({"window": 2}, "window must be an integer from 3 to 63, got 2"),
+        ({"window": 2}, "window must be an odd integer from 3 to 63"),
+        ({"window": 4}, r"window must be an odd integer from 3 to 63 \(.*\), got 4"),
     ],
 )
 def test_bad_env_overrides_fail_at_construction(kwargs, message):
     with pytest.raises(ValueError, match=message):
         facing_env.raw_env(scenario="duel", **kwargs)
+
+
+@pytest.mark.parametrize("scenario", [None, 5])
+def test_a_scenario_that_is_neither_a_name_a_path_nor_a_scenario_is_named(scenario):
+    with pytest.raises(TypeError, match="scenario must be a scenario's name, a path to its"):
+        facing_env.raw_env(scenario=scenario)

@@ -516,6 +516,7 @@ def train_module(monkeypatch, train):
             "--approach-shaping needs --vec-env dummy or subproc",
         ),
         ({"dice": "rolled"}, "--dice"),
+        ({"perception": "xray"}, "--perception must be one of full, facing, spot, got 'xray'"),
         ({"env_kwargs": {"max_rounds": 0}}, "--env-kwargs: max_rounds"),
         ({"env_kwargs": {"bogus": 1}}, "--env-kwargs: unknown keys ['bogus']"),
         ({"exp_name": "a/b"}, "--exp-name"),

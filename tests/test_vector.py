@@ -196,6 +196,8 @@ def test_bad_input_is_named():
         VectorEnv("duel", num_envs=0)
     with pytest.raises(ValueError, match="seed must be a non-negative integer"):
         VectorEnv("duel", num_envs=2, seed=-1)
+    with pytest.raises(TypeError, match=r"VectorEnv: unknown option\(s\) \['bogus'\]"):
+        VectorEnv("duel", num_envs=2, bogus=1)
     venv = VectorEnv("duel", num_envs=2, seed=0)
     with pytest.raises(EnvStateError, match="before reset"):
         venv.step(np.zeros(2, dtype=np.int64))

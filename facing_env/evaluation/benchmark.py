@@ -272,7 +272,8 @@ def check(args: argparse.Namespace) -> Plan:
         return Plan(mode, [], mode, [], "", tasks, games, ladder)
     runs = _method(args.agent, args.runs, "--agent", "--runs", required=True)
     base = _method(args.baseline, args.baseline_runs, "--baseline", "--baseline-runs")
-    _check_agents(runs + base, tasks, ladder > 0)
+    _check_agents(runs, tasks, ladder > 0)
+    _check_agents(base, tasks, ladder > 0, option="--baseline")
     return Plan(
         mode,
         runs,
@@ -314,9 +315,11 @@ def method_name(specs: Sequence[str], folder: str | None) -> str:
     return unique[0] if len(unique) == 1 else " + ".join(unique)
 
 
-def _check_agents(runs: Sequence[Run], tasks: Sequence[Task], ladder: bool) -> None:
+def _check_agents(
+    runs: Sequence[Run], tasks: Sequence[Task], ladder: bool, option: str = "--agent"
+) -> None:
     """Make every run's agent of every scenario it plays, and check each policy against its
-    scenario's layout (:func:`facing_env.cli.agents`)."""
+    scenario's layout (:func:`facing_env.cli.agents`); an error names ``option``."""
     scenarios = list(ladder_scenarios(tasks))
     from facing_env.scenario import load_scenario
 
@@ -327,8 +330,8 @@ def _check_agents(runs: Sequence[Run], tasks: Sequence[Task], ladder: bool) -> N
             try:
                 name = run.agent(s)
             except ValueError as exc:
-                raise ValueError(f"--agent: {exc}") from None
-            keep(cli.agents([name], "--agent", s))
+                raise ValueError(f"{option}: {exc}") from None
+            keep(cli.agents([name], option, s))
     del ladder
 
 

@@ -408,6 +408,11 @@ def best_free_modifier(options: set[AttackOption]) -> int | None:
     return max(free) if free else None
 
 
+MAX_WORK = 10**7
+"""Hit-point states times rounds a command-line race sweeps, at most (the duel's: about
+84,000; each takes a few seconds per million)."""
+
+
 def duel_fighters(scenario: str) -> tuple[Fighter, Fighter]:
     """The two creatures of a one-on-one scenario, in file order."""
     from facing_env.scenario import load_scenario
@@ -531,6 +536,13 @@ def main(argv: Sequence[str] | None = None) -> list[tuple[str, RaceResult | Best
     rounds = args.rounds if args.rounds is not None else loaded.max_rounds
     if not 1 <= rounds <= MAX_ROUNDS:
         cli.fail(PROG, f"--rounds must be from 1 to {MAX_ROUNDS}, got {rounds}")
+    work = (first.hp + 1) * (second.hp + 1) * rounds
+    if work > MAX_WORK:
+        cli.fail(
+            PROG,
+            f"a race of {first.hp} against {second.hp} hit points over {rounds} rounds is "
+            f"{work:,} states to sweep, more than {MAX_WORK:,}: fewer hit points or --rounds",
+        )
     print(f"{args.scenario}: {first}\n  against {second}; {rounds} rounds; draws count as not won")
     print(f"{'won':>6} {'first':>6} {'second':>6} {'drawn':>6}  race")
     rows: list[tuple[str, RaceResult | BestRace]] = []

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Optional, get_type_hints
 
-from pydantic import ConfigDict, Field, ValidationError, create_model
+from pydantic import ConfigDict, Field, ValidationError, create_model, field_validator
 
 from facing_env.errors import FacingEnvError
 from facing_env.evaluation.match import REPLAY_FORMAT
@@ -58,6 +58,13 @@ class EnvKwargs(_Strict):
     window: Optional[int] = Field(default=None, ge=3, le=63)
     flat_footed_start: Optional[bool] = None
     perception: Optional[Literal["full", "facing", "spot"]] = None
+
+    @field_validator("window")
+    @classmethod
+    def _odd(cls, v: Optional[int]) -> Optional[int]:
+        if v is not None and v % 2 == 0:
+            raise ValueError(f"the window is centred on the acting creature: an odd side, got {v}")
+        return v
 
 
 _HINTS = get_type_hints(Event)

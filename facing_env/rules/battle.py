@@ -501,7 +501,7 @@ def _build(spec: BattleSpec, *, explicit_grid: bool) -> Battle:
             raise ScenarioError("duplicate id", creature=cs.id, field="id")
         battle.creatures[cs.id] = _creature(battle, cs)
     battle.rebuild_terrain_index()
-    _check_placement(battle)
+    check_placement(battle)
     battle.rebuild_occupancy()
     return battle
 
@@ -645,7 +645,7 @@ def _facing(battle: Battle, cs: CreatureSpec, shape: Shape) -> int:
     return index
 
 
-def _check_placement(battle: Battle) -> None:
+def check_placement(battle: Battle) -> None:
     """Spaces on the board, off blocked terrain, and shared only by creatures two or more
     size categories apart (EP-STEP-01, EP-CLAMBER-01; dead creatures take no space)."""
     seen: dict[Pos, list[Creature]] = {}

@@ -36,10 +36,11 @@ import numpy as np
 
 from facing_env.actions import END_TURN_INDEX
 from facing_env.agents.base import choose
-from facing_env.env import finite_number, raw_env
+from facing_env.env import raw_env
 from facing_env.errors import IllegalActionError
 from facing_env.evaluation.match import Agent
 from facing_env.rules.battle import Battle
+from facing_env.rules.checks import finite_number
 from facing_env.rules.dice import check_mode
 from facing_env.train import league
 

@@ -50,9 +50,9 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
 from facing_env.actions import END_TURN_INDEX
 from facing_env.agents.base import act_batch
-from facing_env.env import finite_number
 from facing_env.errors import IllegalActionError
 from facing_env.evaluation.match import Agent
+from facing_env.rules.checks import finite_number
 from facing_env.train import league
 from facing_env.vector import VectorEnv
 
