@@ -247,7 +247,9 @@ def load_model(
     try:
         state = torch.load(io.BytesIO(weights), map_location=device, weights_only=True)
     except Exception as error:
-        raise ModelFileError(f"{path}: unreadable weights ({_reason(error)})") from error
+        raise ModelFileError(
+            f"{path}: policy.pth is not a PyTorch state dict of tensors ({_reason(error)})"
+        ) from error
     _check_finite(path, state)
     try:
         policy = MaskableActorCriticPolicy(
@@ -333,7 +335,9 @@ def _check_finite(path: Path, state: Any) -> None:
     for key, value in state.items():
         floating = isinstance(value, torch.Tensor) and value.is_floating_point()
         if floating and not bool(torch.isfinite(value).all()):
-            raise ModelFileError(f"{path}: the weights {short_repr(key)} are not finite (NaN)")
+            raise ModelFileError(
+                f"{path}: the weights {short_repr(key)} are not finite (NaN or infinite)"
+            )
 
 
 def _observation_size(path: Path, data: dict[str, Any]) -> int:
@@ -357,11 +361,14 @@ def _action_count(path: Path, data: dict[str, Any]) -> int:
     entry = data.get("action_space")
     try:
         kind = str(entry[":type:"])  # type: ignore[index]
-        n = int(entry["n"])  # type: ignore[index]
+        raw = entry["n"]  # type: ignore[index]
+        n = int(raw)
     except Exception as error:
         raise ModelFileError(
             f"{path}: action_space is not a Discrete space ({_reason(error)})"
         ) from error
+    if isinstance(raw, bool) or (isinstance(raw, float) and raw != n):
+        raise ModelFileError(f"{path}: action_space's n must be a whole number, got {raw!r}")
     if "Discrete" not in kind or not 0 < n <= MAX_ACTIONS:
         raise ModelFileError(
             f"{path}: action_space must be Discrete(1..{MAX_ACTIONS}), got {short_repr(kind)} n={n}"
@@ -436,7 +443,8 @@ def _extractor_kwargs(path: Path, value: Any, names: tuple[str, ...]) -> dict[st
 def _net_arch(path: Path, value: Any) -> Any:
     def widths(layers: Any) -> list[int]:
         ok = isinstance(layers, list) and len(layers) <= MAX_LAYERS
-        if not ok or not all(isinstance(w, int) and 0 < w <= MAX_WIDTH for w in layers):
+        whole = all(isinstance(w, int) and not isinstance(w, bool) for w in layers or ())
+        if not ok or not whole or not all(0 < w <= MAX_WIDTH for w in layers):
             raise ModelFileError(
                 f"{path}: net_arch needs at most {MAX_LAYERS} layers of 1..{MAX_WIDTH} units, "
                 f"got {short_repr(layers)}"

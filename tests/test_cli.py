@@ -180,6 +180,9 @@ def test_replay_refuses_bad_files_in_one_line(capsys, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "x"}')
     refused(capsys, lambda: replay_main([str(bad)]), prog, "not a replay file")
+    twice = tmp_path / "twice.json"
+    twice.write_text('{"seed": 1, "seed": 2}')  # read silently as the last one, before
+    refused(capsys, lambda: replay_main([str(twice)]), prog, "duplicate key 'seed'")
     if hasattr(os, "mkfifo"):
         fifo = tmp_path / "pipe.json"
         os.mkfifo(fifo)

@@ -127,6 +127,8 @@ def test_a_model_file_cannot_make_the_loader_import_a_module(
         (lambda d: d["observation_space"].update(_shape=[3, 3]), "flat float Box"),
         (lambda d: d["action_space"].update(n="0"), "Discrete"),
         (lambda d: d["policy_kwargs"].update(net_arch=[8]), "weights do not fit"),
+        (lambda d: d["policy_kwargs"].update(net_arch=[True, True]), "net_arch needs at most"),
+        (lambda d: d["action_space"].update(n=41.7), "n must be a whole number, got 41.7"),
     ],
 )
 def test_a_model_file_outside_the_limits_names_the_problem(
@@ -372,12 +374,16 @@ def test_nan_weights_are_refused(saved_model: Path, tmp_path: Path) -> None:
     with zipfile.ZipFile(saved_model) as archive:
         state = torch.load(io.BytesIO(archive.read("policy.pth")), weights_only=True)
     key = next(k for k, v in state.items() if v.is_floating_point())
-    state[key] = torch.full_like(state[key], float("nan"))
-    buffer = io.BytesIO()
-    torch.save(state, buffer)
-    bad = _replace_member(saved_model, tmp_path / "nan.zip", "policy.pth", buffer.getvalue())
-    with pytest.raises(ModelFileError, match="are not finite"):
-        load_model(bad)
+    for value in (float("nan"), float("inf")):
+        state[key] = torch.full_like(state[key], value)
+        buffer = io.BytesIO()
+        torch.save(state, buffer)
+        bad = _replace_member(saved_model, tmp_path / "nan.zip", "policy.pth", buffer.getvalue())
+        with pytest.raises(ModelFileError, match=r"are not finite \(NaN or infinite\)"):
+            load_model(bad)
+    text = _replace_member(saved_model, tmp_path / "text.zip", "policy.pth", b"not a tensor")
+    with pytest.raises(ModelFileError, match=r"policy\.pth is not a PyTorch state dict"):
+        load_model(text)
 
 
 @pytest.mark.parametrize("cut", [0.3, 0.6, 0.9, 0.999])

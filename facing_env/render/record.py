@@ -129,13 +129,28 @@ class ReplayStep:
     attack: Event | None
 
 
+class _DuplicateKey(Exception):
+    """A JSON object that names a key twice (the YAML loader refuses them too)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key[:64])
+        out[key] = value
+    return out
+
+
 def parse_record(data: Mapping[str, Any] | str, source: str = "<record>") -> ReplayRecord:
     """Validate a record given as a dict or JSON text; raise :class:`ReplayError`."""
     if isinstance(data, str):
         if json_depth(data) > MAX_NESTING:
             raise ReplayError(f"{source}: nested deeper than {MAX_NESTING} levels")
         try:
-            raw = json.loads(data)
+            raw = json.loads(data, object_pairs_hook=_unique_keys)
+        except _DuplicateKey as exc:
+            raise ReplayError(f"{source}: duplicate key {exc.args[0]!r} in one object") from None
         except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
             raise ReplayError(f"{source}: not valid JSON: {exc}") from None
     else:
