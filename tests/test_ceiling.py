@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import cache
 from itertools import product
+from pathlib import Path
 
 import pytest
 
@@ -224,6 +225,16 @@ def test_race_rejects_unknown_openings_and_rounds():
         race(a, b, modifier=0, foe_modifier=0, rounds=0)
     with pytest.raises(ValueError, match="exactly two creatures"):
         duel_fighters("skirmish")
+
+
+def test_a_creature_the_races_do_not_model_is_named_with_the_reason(tmp_path):
+    duel = (Path(__file__).parents[1] / "facing_env" / "configs" / "duel.yaml").read_text()
+    rogue = tmp_path / "rogue.yaml"
+    rogue.write_text(
+        duel.replace("template: fighter, hp: 52, team: red", "template: rogue, team: red")
+    )
+    with pytest.raises(ValueError, match="'red_fighter' has sneak attack, which the races do not"):
+        duel_fighters(str(rogue))
 
 
 def test_turn_attacks_orthogonal_foe_facing_us():

@@ -427,7 +427,10 @@ def duel_fighters(scenario: str) -> tuple[Fighter, Fighter]:
     for c in creatures:
         problem = _unmodelled(c)
         if problem:
-            raise ValueError(f"scenario {scenario!r}: creature {c.id!r} has {problem}")
+            raise ValueError(
+                f"scenario {scenario!r}: creature {c.id!r} has {problem}, which the races do "
+                "not model (one melee attack a round with a fixed facing modifier)"
+            )
     a, b = creatures
     if (a.dex_modifier, a.has_feat("Improved Initiative")) != (
         b.dex_modifier,
