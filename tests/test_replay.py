@@ -19,6 +19,7 @@ pytest.importorskip("PIL")
 
 from PIL import Image
 
+import facing_env
 from facing_env.agents import make_agent
 from facing_env.env import raw_env
 from facing_env.evaluation.match import play_game, replay_record
@@ -101,6 +102,25 @@ def test_a_replay_recorded_under_facing_limited_perception_reads_back(tmp_path):
     env, _ = replay(path)
     assert env.battle.perception.value == "facing"
     assert len(env.events) == len(json.loads(path.read_text())["events"])
+
+
+def test_a_replay_of_a_scenario_file_reads_from_another_folder(tmp_path, monkeypatch):
+    """A scenario given by a relative path is recorded by its absolute path, so the replay
+    is read from any folder; a built-in one by its name."""
+    from facing_env.evaluation.evaluate import evaluate
+
+    duel = Path(facing_env.__file__).with_name("configs") / "duel.yaml"
+    (tmp_path / "mine.yaml").write_text(duel.read_text())
+    monkeypatch.chdir(tmp_path)
+    evaluate("mine.yaml", ["random", "aggressive"], 1, record_dir=tmp_path / "out")
+    (path,) = sorted((tmp_path / "out").glob("*.json"))
+    assert json.loads(path.read_text())["scenario"] == str(tmp_path.resolve() / "mine.yaml")
+    monkeypatch.chdir(tmp_path / "out")
+    env, _ = replay(path)
+    assert len(env.events) == len(json.loads(path.read_text())["events"])
+    evaluate("duel", ["random", "aggressive"], 1, record_dir=tmp_path / "named")
+    (named,) = sorted((tmp_path / "named").glob("*.json"))
+    assert json.loads(named.read_text())["scenario"] == "duel"
 
 
 def test_divergence_is_reported_with_the_first_differing_event(skirmish):

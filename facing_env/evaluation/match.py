@@ -7,11 +7,13 @@ all play games through :func:`play_game`. Agents follow the protocol of :mod:`fa
 
 from __future__ import annotations
 
+import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
@@ -343,11 +345,20 @@ def aec_actions(
     return out, env
 
 
+def _portable(scenario: str) -> str:
+    """A scenario as a replay names it: a built-in one by its name, a file by its absolute
+    path (a path relative to the folder the games were played in fails from any other)."""
+    path = Path(scenario)
+    if (path.suffix or os.sep in scenario) and path.is_file():
+        return str(path.resolve())
+    return scenario
+
+
 def replay_record(result: GameResult, agents: Mapping[str, str], **env_kwargs: Any) -> dict:
     """A JSON-ready record of a game: enough to replay it exactly through the engine."""
     return {
         "format": REPLAY_FORMAT,
-        "scenario": result.scenario,
+        "scenario": _portable(result.scenario),
         "seed": result.seed,
         "env_version": ENV_VERSION,
         "env_kwargs": env_kwargs,
