@@ -77,7 +77,8 @@ def check_edit(now: Battle, battle: Battle) -> None:
 
 def check_seed(seed: object) -> None:
     """A ``ValueError`` naming ``seed`` unless it is None or a non-negative integer."""
-    if seed is not None and not is_int(seed, 0, 2**128):
+    whole = isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
+    if seed is not None and not (whole and seed >= 0):  # type: ignore[operator]
         raise ValueError(f"seed must be a non-negative integer or None, got {short_repr(seed)}")
 
 
