@@ -406,6 +406,23 @@ def test_set_battle_refuses_an_edit_the_rules_do_not_allow(edit, message):
         assert "red_fighter" in str(info.value)
 
 
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_set_battle_takes_back_every_battle_it_gave(scenario):
+    """The checks refuse only edits the rules do not allow: the battle as ``battle`` gives
+    it, at every step of a game, is taken back on every scenario (large creatures, hexes,
+    faceless ones, the side_rear facings) and the game goes on the same."""
+    env = facing_env.raw_env(scenario=scenario, engine="compiled")
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        env.set_battle(env.battle)
+        env.step(masked_choice(rng, env.observe(agent)["action_mask"]))
+
+
 def test_reset_and_state_name_their_misuse():
     env = facing_env.raw_env(scenario="duel")
     with pytest.raises(facing_env.EnvStateError, match=r"state\(\) before reset\(\)"):

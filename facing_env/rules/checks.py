@@ -51,7 +51,7 @@ def check_edit(now: Battle, battle: Battle) -> None:
                 f"{len(names) - 1} ({' '.join(names)}), got {short_repr(c.facing)}"
             )
         allowed = geometry.allowed_facings(now.kind, now.ruleset, c.shape)
-        if c.facing not in allowed:
+        if c.has_facing and not c.faceless and c.facing not in allowed:  # as the loader
             raise ValueError(
                 f"set_battle: creature {c.id!r}: facing {names[c.facing]} is not allowed "
                 f"for it (allowed: {' '.join(names[i] for i in allowed)})"
