@@ -123,6 +123,14 @@ def test_a_replay_of_a_scenario_file_reads_from_another_folder(tmp_path, monkeyp
     assert json.loads(named.read_text())["scenario"] == "duel"
 
 
+def test_a_replay_cut_short_by_its_round_limit_says_so(skirmish):
+    _, record, _ = skirmish
+    short = json.loads(json.dumps(record))
+    short["env_kwargs"] = {**short.get("env_kwargs", {}), "max_rounds": 1}
+    with pytest.raises(ReplayDivergence, match=r"reached its round limit \(1 rounds\) after"):
+        replay(short)
+
+
 def test_divergence_is_reported_with_the_first_differing_event(skirmish):
     _, record, _ = skirmish
     attack = next(k for k, e in enumerate(record["events"]) if e["kind"] == "attack")

@@ -84,6 +84,12 @@ def replay(
                 f"{rec.source}: action {i}: the record has {agent!r} act, the engine selects "
                 f"{env.agent_selection!r}"
             )
+        if env.truncations.get(agent) and action is not None:
+            raise ReplayDivergence(
+                f"{rec.source}: action {i}: the battle reached its round limit "
+                f"({env.max_rounds} rounds) after {i - 1} actions, the record has "
+                f"{len(rec.actions)}"
+            )
         before = len(env.events)
         try:
             env.step(action)
