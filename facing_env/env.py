@@ -59,6 +59,7 @@ Version history
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -95,17 +96,6 @@ PERCEPTIONS: tuple[str, ...] = tuple(p.value for p in Perception)
 """The ``perception`` options (:class:`~facing_env.types.Perception`, issue 36): ``full``
 (the default: every creature sees the whole board) or ``facing`` (a foe wholly in a
 creature's rear area is hidden from it unless heard; docs/api.md)."""
-ENV_OPTIONS: tuple[str, ...] = (
-    "max_rounds",
-    "dice",
-    "window",
-    "flat_footed_start",
-    "rewards",
-    "max_cycles",
-    "perception",
-)
-"""The battle options of :meth:`EnvSpec.build` (``raw_env``'s keywords that ``VectorEnv``
-passes on)."""
 
 LOG_CAPACITY = 4096
 """Events the env gathers as arrays before turning them into records."""
@@ -208,6 +198,13 @@ class EnvSpec:
                 -bound, bound, (observation.state_size(*dims, layout.n_slots),), np.float32
             ),
         )
+
+
+ENV_OPTIONS: tuple[str, ...] = tuple(
+    name for name in inspect.signature(EnvSpec.build).parameters if name != "scenario"
+)
+"""The battle options of :meth:`EnvSpec.build` (``raw_env``'s keywords that ``VectorEnv``
+passes on), read from its signature."""
 
 
 class raw_env(AECEnv):

@@ -394,8 +394,8 @@ def test_set_battle_refuses_another_battle_by_name():
 )
 def test_set_battle_refuses_an_edit_the_rules_do_not_allow(edit, message):
     """docs/api.md: anything but this episode's battle, validly edited, is refused with a
-    ValueError naming the creature and the field (not a crash deep in the rules, nor play
-    with a creature off the board)."""
+    ValueError naming the creature and the field, placement checked as a scenario's
+    (EP-STEP-01): not a crash deep in the rules, nor play with a creature off the board."""
     for engine_name in ("readable", "compiled"):
         env = facing_env.raw_env(scenario="duel", engine=engine_name)
         env.reset(seed=0)
